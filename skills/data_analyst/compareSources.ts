@@ -1,0 +1,187 @@
+/**
+ * compare_sources: reconciles one measure between two sources (or two versions of one
+ * source) on common dimensions, classifies every aligned row, and explains the result.
+ */
+import { z } from 'zod';
+import { commonDimensions, findMeasure, findSource, measureUnit, type Catalog, type Measure, type Source } from '../../src/catalog/catalog.ts';
+import { filtersSchema, resolveFilters, type Condition, type FilterInput } from '../../src/catalog/filters.ts';
+import { thresholdSchema } from '../../src/catalog/schema.ts';
+import type { ComparisonOutcome, KeyExpression, Thresholds } from '../../src/data/reconciliation.ts';
+import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
+import { checkFilterValuesExist } from './diagnose.ts';
+import { interpretComparison } from './interpretation.ts';
+import { DEFAULT_TOP_DIFFERENCES, MAX_TOP_DIFFERENCES } from './limits.ts';
+import { toWhere } from './querySource.ts';
+
+const input = z.strictObject({
+  source_a: z.string().min(1).describe('first source (percentages are relative to it)'),
+  source_b: z.string().min(1).describe('second source; may equal source_a to compare versions, e.g. ACTUAL vs BUDGET'),
+  measure: z
+    .union([z.string().min(1), z.strictObject({ a: z.string().min(1), b: z.string().min(1) })])
+    .describe('measure on both sides, or {"a": ..., "b": ...} for different measures per side'),
+  align_on: z.array(z.string().min(1)).max(8).optional().describe('common dimensions to align rows on; default company and period'),
+  filters: filtersSchema.optional().describe('filters applied to both sides (same forms as query_source filters)'),
+  filters_a: filtersSchema.optional().describe('filters for side a only, e.g. {"version":"ACTUAL"}'),
+  filters_b: filtersSchema.optional().describe('filters for side b only, e.g. {"version":"BUDGET"}'),
+  thresholds: z
+    .strictObject({ match: thresholdSchema.partial().optional(), minor: thresholdSchema.partial().optional() })
+    .optional()
+    .describe('override the catalog thresholds: {"match":{"absolute":1000,"percent":1},"minor":{"absolute":5000,"percent":5}}'),
+  top: z.number().int().min(1).max(MAX_TOP_DIFFERENCES).optional().describe(`how many of the largest differences to list (default ${DEFAULT_TOP_DIFFERENCES})`),
+});
+
+export const compareSources = defineTool({
+  name: 'compare_sources',
+  description:
+    'Reconcile a measure between two sources (or two versions of one source, using filters_a/filters_b) aligned on common dimensions. Classifies each aligned row as match, minor_diff, major_diff, only_in_a or only_in_b; returns counts, totals per currency, the largest differences and a one-line interpretation. Local-currency amounts are aligned per currency.',
+  input,
+  handler: async (args, context) => {
+    const { catalog } = context;
+    const sourceA = findSource(catalog, args.source_a);
+    const sourceB = findSource(catalog, args.source_b);
+    const measureA = findMeasure(sourceA, typeof args.measure === 'string' ? args.measure : args.measure.a);
+    const measureB = findMeasure(sourceB, typeof args.measure === 'string' ? args.measure : args.measure.b);
+    const common = commonDimensions(sourceA, sourceB);
+    const alignOn = resolveAlignOn(catalog, sourceA, sourceB, common, args.align_on);
+    const notes: string[] = [];
+    const filtersA = resolveFilters(sourceA, mergeFilters(args.filters, args.filters_a, sourceA, sourceB, 'a'));
+    const filtersB = resolveFilters(sourceB, mergeFilters(args.filters, args.filters_b, sourceA, sourceB, 'b'));
+    const thresholds = mergeThresholds(catalog.thresholds, args.thresholds);
+    const currencyKey = currencyAlignment(measureA, measureB, alignOn, notes);
+    const keyNames = [...alignOn, ...(currencyKey.added ? ['currency'] : [])];
+    const keyOf = (source: Source, measure: Measure): KeyExpression[] => [
+      ...alignOn.map((name) => ({ column: source.dimensions.get(name)!.column })),
+      ...(currencyKey.added ? [currencyExpression(source, measure)] : []),
+    ];
+
+    const outcome = await context.data.compare({
+      keyNames,
+      a: { table: sourceA.table, measure: { aggregation: measureA.aggregation, column: measureA.column }, keys: keyOf(sourceA, measureA), where: toWhere(filtersA.conditions) },
+      b: { table: sourceB.table, measure: { aggregation: measureB.aggregation, column: measureB.column }, keys: keyOf(sourceB, measureB), where: toWhere(filtersB.conditions) },
+      thresholds,
+      top: args.top ?? DEFAULT_TOP_DIFFERENCES,
+      currencyKeyIndex: currencyKey.index,
+    });
+    if (outcome.alignedRows === 0) await explainNoRows(sourceA, sourceB, filtersA.conditions, filtersB.conditions, context, notes);
+    for (const [side, filters] of [['a', filtersA], ['b', filtersB]] as const) {
+      if (Object.keys(filters.defaultsApplied).length > 0) notes.push(`Default filters applied to side ${side}: ${JSON.stringify(filters.defaultsApplied)}.`);
+    }
+    const names = { a: labelOf(sourceA, filtersA.applied, sourceB, filtersB.applied, 'a'), b: labelOf(sourceA, filtersA.applied, sourceB, filtersB.applied, 'b') };
+    return {
+      source_a: sourceA.name,
+      source_b: sourceB.name,
+      measure_a: { name: measureA.name, unit: measureUnit(measureA) },
+      measure_b: { name: measureB.name, unit: measureUnit(measureB) },
+      align_on: keyNames,
+      filters_a: filtersA.applied,
+      filters_b: filtersB.applied,
+      thresholds,
+      summary: summaryOf(outcome),
+      top_differences: outcome.top.map((row) => ({
+        ...row.key,
+        a: row.a,
+        b: row.b,
+        difference: row.difference,
+        difference_percent: row.percent,
+        status: row.status,
+      })),
+      interpretation: interpretComparison(outcome, names),
+      ...(notes.length ? { notes } : {}),
+    };
+  },
+});
+
+function resolveAlignOn(catalog: Catalog, a: Source, b: Source, common: string[], requested: string[] | undefined): string[] {
+  if (requested === undefined) return catalog.defaultAlignOn.filter((name) => common.includes(name));
+  for (const name of requested) {
+    if (!common.includes(name)) {
+      throw new ToolError('not_comparable', `'${name}' is not a dimension of both '${a.name}' and '${b.name}', so rows cannot be aligned on it.`, {
+        hint: suggestionHint(name, common),
+        details: { argument: 'align_on', choices: common, closest: closestMatch(name, common) ?? null },
+      });
+    }
+  }
+  return [...new Set(requested)];
+}
+
+/** Shared filters must exist on both sides; side filters override shared ones for the same dimension. */
+function mergeFilters(shared: FilterInput | undefined, own: FilterInput | undefined, a: Source, b: Source, side: 'a' | 'b'): FilterInput {
+  for (const name of Object.keys(shared ?? {})) {
+    const missing = [a, b].find((source) => !source.dimensions.has(name));
+    if (missing) {
+      const choices = commonDimensions(a, b);
+      throw new ToolError('unknown_dimension', `Filter '${name}' is not a dimension of '${missing.name}'; shared filters must exist in both sources.`, {
+        hint: `${suggestionHint(name, choices)} Use filters_${side === 'a' ? 'b' : 'a'} or filters_${side} for one side only.`,
+        details: { argument: 'filters', choices, closest: closestMatch(name, choices) ?? null },
+      });
+    }
+  }
+  return { ...shared, ...own };
+}
+
+function mergeThresholds(base: Thresholds, override: z.infer<typeof input>['thresholds']): Thresholds {
+  const match = { ...base.match, ...override?.match };
+  const minor = { ...base.minor, ...override?.minor };
+  if (match.absolute > minor.absolute || match.percent > minor.percent) {
+    throw new ToolError('invalid_value', 'thresholds.match must not exceed thresholds.minor.', {
+      hint: `Effective thresholds would be match ${JSON.stringify(match)}, minor ${JSON.stringify(minor)}.`,
+      details: { argument: 'thresholds' },
+    });
+  }
+  return { match, minor };
+}
+
+/**
+ * Amounts in different currencies must never be netted: when both measures carry a currency,
+ * rows are aligned per currency too (unless the currency dimension is already aligned on).
+ */
+function currencyAlignment(measureA: Measure, measureB: Measure, alignOn: string[], notes: string[]): { added: boolean; index: number | undefined } {
+  const hasCurrency = (m: Measure) => m.currency !== undefined || m.currencyDimension !== undefined;
+  if (!hasCurrency(measureA) || !hasCurrency(measureB)) {
+    if (hasCurrency(measureA) !== hasCurrency(measureB)) notes.push('Only one side is a currency amount; check that the two measures are comparable.');
+    return { added: false, index: undefined };
+  }
+  if (measureA.currencyDimension && measureA.currencyDimension === measureB.currencyDimension && alignOn.includes(measureA.currencyDimension)) {
+    return { added: false, index: alignOn.indexOf(measureA.currencyDimension) };
+  }
+  if (measureA.currency && measureB.currency && measureA.currency !== measureB.currency) {
+    notes.push(`Side a is in ${measureA.currency} and side b in ${measureB.currency}: rows cannot match across currencies.`);
+  }
+  return { added: true, index: alignOn.length };
+}
+
+function currencyExpression(source: Source, measure: Measure): KeyExpression {
+  if (measure.currency) return { literal: measure.currency };
+  return { column: source.dimensions.get(measure.currencyDimension!)!.column };
+}
+
+async function explainNoRows(a: Source, b: Source, conditionsA: Condition[], conditionsB: Condition[], context: ToolContext, notes: string[]) {
+  await checkFilterValuesExist(a, conditionsA, context);
+  await checkFilterValuesExist(b, conditionsB, context);
+  notes.push('Neither side has rows for this combination of filters (each filter value exists on its own).');
+}
+
+/** "fi_reporting", or "consolidation_mart (BUDGET)" when both sides are the same source. */
+function labelOf(a: Source, filtersA: Record<string, unknown>, b: Source, filtersB: Record<string, unknown>, side: 'a' | 'b'): string {
+  const source = side === 'a' ? a : b;
+  if (a.name !== b.name) return source.name;
+  const own = side === 'a' ? filtersA : filtersB;
+  const other = side === 'a' ? filtersB : filtersA;
+  const differing = Object.keys(own).filter((key) => JSON.stringify(own[key]) !== JSON.stringify(other[key]));
+  return differing.length ? `${source.name} (${differing.map((key) => String(own[key])).join(', ')})` : `${source.name} (${side})`;
+}
+
+function summaryOf(outcome: ComparisonOutcome) {
+  return {
+    aligned_rows: outcome.alignedRows,
+    ...outcome.counts,
+    totals: outcome.totals.map((t) => ({
+      ...(t.currency !== null ? { currency: t.currency } : {}),
+      total_a: t.a,
+      total_b: t.b,
+      difference: t.difference,
+      difference_percent: t.a === 0 ? null : Math.round((Math.abs(t.difference) / Math.abs(t.a)) * 100 * 100) / 100,
+    })),
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * When a query comes back empty, finds out why: a filter value that does not exist at all
+ * is an error the model can fix (with the valid values and the closest one); a combination
+ * of existing values that matches nothing is an honest empty answer.
+ */
+import type { Source } from '../../src/catalog/catalog.ts';
+import type { Condition } from '../../src/catalog/filters.ts';
+import { closestMatch } from '../../src/shared/closestMatch.ts';
+import { ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { VALUE_CHOICES_LISTED } from './limits.ts';
+
+/**
+ * @throws ToolError unknown_value for the first filter value absent from the source.
+ */
+export async function checkFilterValuesExist(source: Source, conditions: readonly Condition[], context: ToolContext): Promise<void> {
+  for (const condition of conditions) {
+    if (condition.kind !== 'in') continue;
+    const { column, name } = condition.dimension;
+    for (const value of condition.values) {
+      if (await context.data.valueExists(source.table, column, value)) continue;
+      const known = (await context.data.distinctValues(source.table, column, VALUE_CHOICES_LISTED + 1)).filter((v): v is string => v !== null);
+      const listed = known.slice(0, VALUE_CHOICES_LISTED);
+      const closest = value === null ? undefined : closestMatch(value, listed);
+      const shown = value === null ? 'blank' : `'${value}'`;
+      throw new ToolError('unknown_value', `No row of '${source.name}' has ${name} = ${shown}.`, {
+        hint: `${closest ? `Did you mean '${closest}'? ` : ''}Values of ${name}: ${listed.map((v) => `'${v}'`).join(', ')}${known.length > listed.length ? ', …' : ''}.`,
+        details: { source: source.name, dimension: name, value, choices: listed, closest: closest ?? null },
+      });
+    }
+  }
+}

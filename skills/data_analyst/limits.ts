@@ -1,0 +1,16 @@
+/**
+ * Result-size limits of the data_analyst tools: one tool result must never flood the
+ * model's context, whatever the data size.
+ */
+
+/** Rows query_source returns when the caller gives no limit. */
+export const DEFAULT_QUERY_ROWS = 100;
+/** Hard cap on rows per query_source result. */
+export const MAX_QUERY_ROWS = 500;
+/** Serialised rows beyond this many characters are cut (≈ 6k tokens). */
+export const MAX_ROWS_CHARS = 24_000;
+/** Largest differences compare_sources lists by default, and at most. */
+export const DEFAULT_TOP_DIFFERENCES = 10;
+export const MAX_TOP_DIFFERENCES = 50;
+/** Valid values listed when a filter value does not exist. */
+export const VALUE_CHOICES_LISTED = 50;

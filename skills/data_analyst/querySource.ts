@@ -1,0 +1,149 @@
+/**
+ * query_source: one source's measures, aggregated and grouped by dimensions, filtered by
+ * values, lists or ranges, in a deterministic order and capped in size.
+ */
+import { z } from 'zod';
+import { findDimension, findMeasure, findSource, measureUnit, type Measure, type Source } from '../../src/catalog/catalog.ts';
+import { filtersSchema, resolveFilters, type Condition } from '../../src/catalog/filters.ts';
+import type { WhereCondition } from '../../src/data/sql.ts';
+import { roundAmount } from '../../src/data/reconciliation.ts';
+import { defineTool, ToolError } from '../../src/skills/api.ts';
+import { closestMatch } from '../../src/shared/closestMatch.ts';
+import { checkFilterValuesExist } from './diagnose.ts';
+import { DEFAULT_QUERY_ROWS, MAX_QUERY_ROWS, MAX_ROWS_CHARS } from './limits.ts';
+
+const orderItem = z.strictObject({
+  field: z.string().describe('a dimension or measure of the query'),
+  direction: z.enum(['asc', 'desc']).default('asc'),
+});
+
+const input = z.strictObject({
+  source: z.string().min(1).describe('source name from list_sources, e.g. fi_reporting'),
+  measures: z.array(z.string().min(1)).min(1).max(10).optional().describe("measures to aggregate; default: the source's default measures"),
+  dimensions: z.array(z.string().min(1)).max(8).optional().describe('dimensions to group by; none = one total row'),
+  filters: filtersSchema.optional(),
+  order_by: z
+    .union([z.string(), z.array(z.union([z.string(), orderItem]))])
+    .optional()
+    .describe('e.g. "amount desc", or [{"field":"amount","direction":"desc"}]; default: by the grouped dimensions'),
+  limit: z.number().int().positive().optional().describe(`rows to return (default ${DEFAULT_QUERY_ROWS}, at most ${MAX_QUERY_ROWS})`),
+});
+
+export const querySource = defineTool({
+  name: 'query_source',
+  description:
+    "Aggregate measures of one source, grouped by dimensions and filtered (equality, lists of values, ranges such as periods {from,to}). Local-currency amounts are always split by currency so different currencies are never added together. Returns rows, row_count, total_rows and truncated. Sources with versions default to version ACTUAL unless you filter version.",
+  input,
+  handler: async (args, context) => {
+    const source = findSource(context.catalog, args.source);
+    const measures = (args.measures ?? source.defaultMeasures).map((name) => findMeasure(source, name));
+    const notes: string[] = [];
+    const dimensions = uniqueDimensions(source, args.dimensions ?? [], measures, notes);
+    const filters = resolveFilters(source, args.filters);
+    const orderBy = parseOrderBy(args.order_by, [...dimensions.map((d) => d.name), ...measures.map((m) => m.name)]);
+    const requested = args.limit ?? DEFAULT_QUERY_ROWS;
+    if (requested > MAX_QUERY_ROWS) notes.push(`limit ${requested} was lowered to the maximum of ${MAX_QUERY_ROWS} rows.`);
+    const limit = Math.min(requested, MAX_QUERY_ROWS);
+
+    const result = await context.data.aggregate({
+      table: source.table,
+      groupBy: dimensions.map((d) => ({ name: d.name, column: d.column })),
+      measures: measures.map((m) => ({ name: m.name, aggregation: m.aggregation, column: m.column })),
+      where: toWhere(filters.conditions),
+      orderBy,
+      limit,
+    });
+    if (result.rows.length === 0) {
+      await checkFilterValuesExist(source, filters.conditions, context);
+      notes.push('No rows match this combination of filters (each filter value exists on its own).');
+    }
+    const rows = result.rows.map((row) => roundMeasures(row, measures));
+    const fitted = fitRows(rows);
+    if (fitted.length < rows.length) notes.push(`Only the first ${fitted.length} rows fit in one result; narrow the filters or group by fewer dimensions.`);
+    if (Object.keys(filters.defaultsApplied).length > 0) {
+      notes.push(`Default filters applied: ${JSON.stringify(filters.defaultsApplied)}. Filter on these dimensions to override.`);
+    }
+    return {
+      source: source.name,
+      measures: measures.map((m) => ({ name: m.name, aggregation: m.aggregation, unit: measureUnit(m) })),
+      dimensions: dimensions.map((d) => d.name),
+      filters: filters.applied,
+      rows: fitted,
+      row_count: fitted.length,
+      total_rows: result.totalRows,
+      truncated: result.totalRows > fitted.length,
+      ...(notes.length ? { notes } : {}),
+      sql: result.sql,
+    };
+  },
+});
+
+/** Resolves dimension names and adds each local-currency measure's currency dimension. */
+function uniqueDimensions(source: Source, names: string[], measures: Measure[], notes: string[]) {
+  const dimensions = [...new Set(names)].map((name) => findDimension(source, name));
+  for (const measure of measures) {
+    const currency = measure.currencyDimension;
+    if (currency && !dimensions.some((d) => d.name === currency)) {
+      dimensions.push(findDimension(source, currency));
+      notes.push(`Grouped by '${currency}' as well, so amounts in different currencies are never added together.`);
+    }
+  }
+  return dimensions;
+}
+
+/** Accepts "amount desc", "-amount", ["company", {"field": "amount", "direction": "desc"}]. */
+function parseOrderBy(value: z.infer<typeof input>['order_by'], fields: string[]): { name: string; direction: 'asc' | 'desc' }[] {
+  if (value === undefined) return [];
+  const items = typeof value === 'string' ? value.split(',') : value;
+  return items.map((item) => {
+    let field: string;
+    let direction: 'asc' | 'desc' = 'asc';
+    if (typeof item === 'string') {
+      const text = item.trim();
+      const match = /^(-)?\s*([A-Za-z0-9_]+)(?:\s+(asc|desc|ascending|descending))?$/i.exec(text);
+      if (!match) throw invalidOrder(text, fields);
+      field = match[2]!;
+      if (match[1] || match[3]?.toLowerCase().startsWith('desc')) direction = 'desc';
+    } else {
+      field = item.field;
+      direction = item.direction;
+    }
+    if (!fields.includes(field)) throw invalidOrder(field, fields);
+    return { name: field, direction };
+  });
+}
+
+function invalidOrder(field: string, fields: string[]): ToolError {
+  const closest = closestMatch(field, fields);
+  return new ToolError('invalid_value', `Cannot order by '${field}': order_by must name a dimension or measure of this query.`, {
+    hint: `${closest ? `Did you mean '${closest}'? ` : ''}Fields of this query: ${fields.join(', ')}. Write "amount desc" to sort descending.`,
+    details: { argument: 'order_by', choices: fields, closest: closest ?? null },
+  });
+}
+
+export function toWhere(conditions: readonly Condition[]): WhereCondition[] {
+  return conditions.map((c) =>
+    c.kind === 'in'
+      ? { column: c.dimension.column, kind: 'in', values: c.values }
+      : { column: c.dimension.column, kind: 'range', from: c.from, to: c.to },
+  );
+}
+
+function roundMeasures(row: Record<string, string | number | null>, measures: Measure[]) {
+  const copy = { ...row };
+  for (const m of measures) {
+    const value = copy[m.name];
+    if (typeof value === 'number') copy[m.name] = roundAmount(value);
+  }
+  return copy;
+}
+
+/** Keeps as many rows as fit the character budget. */
+function fitRows<T>(rows: T[]): T[] {
+  let size = 2;
+  for (let index = 0; index < rows.length; index += 1) {
+    size += JSON.stringify(rows[index]).length + 1;
+    if (size > MAX_ROWS_CHARS) return rows.slice(0, index);
+  }
+  return rows;
+}

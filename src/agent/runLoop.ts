@@ -1,0 +1,106 @@
+/**
+ * The agent loop: call the model, run the tools it asks for, feed the results back, until
+ * it answers or the per-question budget of model calls is spent. The messages it returns
+ * always form a valid conversation to continue from.
+ */
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import type { Runnable } from '@langchain/core/runnables';
+import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
+import { toModelProviderError } from '../model/providerErrors.ts';
+import type { ToolContext } from '../skills/api.ts';
+import type { SkillRegistry } from '../skills/registry.ts';
+import { MAX_MODEL_CALLS_PER_QUESTION } from './constants.ts';
+import { hasToolCalls, reachedModelCallLimit } from './stopConditions.ts';
+import { summariseUnfinishedRun } from './unfinishedRun.ts';
+import { executeToolCalls, type ToolCallRecord } from './toolExecution.ts';
+import { normaliseAssistantMessage, prepareMessages, questionMessage } from './turnPreparation.ts';
+
+export type ChatModelWithTools = Runnable<BaseLanguageModelInput, AIMessage>;
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+}
+
+export type StopReason = 'completed' | 'max_iterations';
+
+export interface AgentRunResult {
+  answer: string;
+  finished: boolean;
+  stopReason: StopReason;
+  /** Model calls made for this question. */
+  iterations: number;
+  toolCalls: ToolCallRecord[];
+  usage: Usage;
+  /** This turn's messages (question, assistant and tool messages, final answer), to append to the session. */
+  messages: BaseMessage[];
+}
+
+export interface RunAgentOptions {
+  model: ChatModelWithTools;
+  registry: SkillRegistry;
+  systemPrompt: string;
+  history: readonly BaseMessage[];
+  question: string;
+  toolContext: ToolContext;
+  signal?: AbortSignal;
+  maxModelCalls?: number;
+}
+
+/**
+ * Answers one question.
+ * @throws ModelProviderError when the model cannot be reached or fails after its retries.
+ */
+export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult> {
+  const { model, registry, systemPrompt, history, toolContext, signal } = options;
+  const maxModelCalls = options.maxModelCalls ?? MAX_MODEL_CALLS_PER_QUESTION;
+  const turn: BaseMessage[] = [questionMessage(options.question)];
+  const toolCalls: ToolCallRecord[] = [];
+  const usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+  let iterations = 0;
+
+  while (!reachedModelCallLimit(iterations, maxModelCalls)) {
+    iterations += 1;
+    const started = performance.now();
+    let reply: AIMessage;
+    try {
+      reply = await model.invoke(prepareMessages(systemPrompt, history, turn), { signal });
+    } catch (error) {
+      throw toModelProviderError(error, signal);
+    }
+    addUsage(usage, reply);
+    const { message, calls } = normaliseAssistantMessage(reply);
+    toolContext.logger.info(
+      { iteration: iterations, duration_ms: Math.round(performance.now() - started), tool_calls: calls.map((c) => c.name) },
+      'model call',
+    );
+    turn.push(message);
+    if (!hasToolCalls(reply)) {
+      return { answer: textOf(message), finished: true, stopReason: 'completed', iterations, toolCalls, usage, messages: turn };
+    }
+    const executed = await executeToolCalls(calls, registry, { ...toolContext, signal });
+    turn.push(...executed.messages);
+    toolCalls.push(...executed.records);
+  }
+
+  // Out of budget: every tool call is answered; close the turn with an assistant message so the next turn starts cleanly.
+  const answer = summariseUnfinishedRun(toolCalls, maxModelCalls);
+  turn.push(new AIMessage(answer));
+  return { answer, finished: false, stopReason: 'max_iterations', iterations, toolCalls, usage, messages: turn };
+}
+
+function addUsage(usage: Usage, message: AIMessage): void {
+  const metadata = message.usage_metadata;
+  if (!metadata) return;
+  usage.input_tokens += metadata.input_tokens ?? 0;
+  usage.output_tokens += metadata.output_tokens ?? 0;
+  usage.total_tokens += metadata.total_tokens ?? (metadata.input_tokens ?? 0) + (metadata.output_tokens ?? 0);
+}
+
+function textOf(message: AIMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content
+    .map((part) => (typeof part === 'string' ? part : part.type === 'text' && 'text' in part ? String(part.text) : ''))
+    .join('');
+}

@@ -1,0 +1,55 @@
+/**
+ * Runs the tool calls of one model turn, in order, and answers each with a ToolMessage
+ * carrying its id. A failing tool yields a structured error result; it never throws.
+ */
+import { ToolMessage } from '@langchain/core/messages';
+import type { ToolContext } from '../skills/api.ts';
+import type { SkillRegistry, ToolOutcome } from '../skills/registry.ts';
+import { MAX_TOOL_RESULT_CHARS } from './constants.ts';
+import type { PendingToolCall } from './turnPreparation.ts';
+
+/** What the API reports about each tool call. */
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  args: unknown;
+  ok: boolean;
+  result: unknown;
+  duration_ms: number;
+}
+
+/** Executes the calls sequentially (later calls may depend on earlier side effects in future skills). */
+export async function executeToolCalls(
+  calls: readonly PendingToolCall[],
+  registry: SkillRegistry,
+  context: ToolContext,
+): Promise<{ messages: ToolMessage[]; records: ToolCallRecord[] }> {
+  const messages: ToolMessage[] = [];
+  const records: ToolCallRecord[] = [];
+  for (const call of calls) {
+    const started = performance.now();
+    const outcome: ToolOutcome = call.malformed
+      ? await registry.execute(call.name, call.malformed.raw, context)
+      : await registry.execute(call.name, call.args, context);
+    const durationMs = Math.round((performance.now() - started) * 10) / 10;
+    const result = outcome.ok ? outcome.result : { error: outcome.error };
+    context.logger.info(
+      { tool: call.name, tool_call_id: call.id, duration_ms: durationMs, ok: outcome.ok, ...(outcome.ok ? {} : { error_code: outcome.error.code }) },
+      'tool call',
+    );
+    records.push({ id: call.id, name: call.name, args: call.malformed ? call.malformed.raw : call.args, ok: outcome.ok, result, duration_ms: durationMs });
+    messages.push(new ToolMessage({ tool_call_id: call.id, name: call.name, content: toModelText(result), status: outcome.ok ? 'success' : 'error' }));
+  }
+  return { messages, records };
+}
+
+/** JSON for the model, cut to a bounded size so one result cannot flood the context. */
+function toModelText(result: unknown): string {
+  const text = JSON.stringify(result) ?? 'null';
+  if (text.length <= MAX_TOOL_RESULT_CHARS) return text;
+  return JSON.stringify({
+    truncated: true,
+    note: `The result had ${text.length} characters and was cut to ${MAX_TOOL_RESULT_CHARS}. Ask for fewer rows or dimensions.`,
+    partial: text.slice(0, MAX_TOOL_RESULT_CHARS - 300),
+  });
+}

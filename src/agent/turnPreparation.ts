@@ -1,0 +1,68 @@
+/**
+ * Prepares what the model sees: the system prompt (base prompt plus each skill's
+ * instructions), the conversation so far, and assistant messages normalised so every tool
+ * call has an id and a parsed or explicitly malformed argument object.
+ */
+import { randomUUID } from 'node:crypto';
+import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
+import type { Skill } from '../skills/loader.ts';
+
+const basePrompt = `You are a data analyst assistant for finance teams. You answer questions by calling tools over governed data sources, and you explain the result plainly.
+Rules: use tools for every figure; never invent numbers, names or values; state currencies and periods; when a tool returns an error, use its hint and choices to correct the call; if the data cannot answer the question, say so and say what you can answer.`;
+
+/** The system prompt: base rules, then each skill's instructions under its name. */
+export function buildSystemPrompt(skills: readonly Skill[]): string {
+  const sections = skills.map((skill) => `## Skill: ${skill.name} (v${skill.version})\n${skill.description}\n\n${skill.instructions}`);
+  return [basePrompt, ...sections].join('\n\n');
+}
+
+/** The messages for one model call: system prompt, earlier turns, this turn so far. */
+export function prepareMessages(systemPrompt: string, history: readonly BaseMessage[], turn: readonly BaseMessage[]): BaseMessage[] {
+  return [new SystemMessage(systemPrompt), ...history, ...turn];
+}
+
+export function questionMessage(text: string): HumanMessage {
+  return new HumanMessage(text);
+}
+
+/** One tool call to run: arguments, or the reason they could not be parsed. */
+export interface PendingToolCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  /** Set when the provider sent arguments that are not a JSON object. */
+  malformed?: { raw: string; reason: string };
+}
+
+/**
+ * Gives every tool call an id (some local servers omit them) and folds malformed calls
+ * (LangChain puts them in `invalid_tool_calls`) into the message's tool calls, so the stored
+ * history always pairs each call with exactly one tool result.
+ */
+export function normaliseAssistantMessage(message: AIMessage): { message: AIMessage; calls: PendingToolCall[] } {
+  const calls: PendingToolCall[] = [];
+  for (const call of message.tool_calls ?? []) {
+    calls.push({ id: call.id || generatedId(), name: call.name, args: (call.args ?? {}) as Record<string, unknown> });
+  }
+  for (const invalid of message.invalid_tool_calls ?? []) {
+    calls.push({
+      id: invalid.id || generatedId(),
+      name: invalid.name ?? 'unknown',
+      args: {},
+      malformed: { raw: invalid.args ?? '', reason: invalid.error ?? 'arguments are not valid JSON' },
+    });
+  }
+  if (calls.length === 0) return { message, calls };
+  const normalised = new AIMessage({
+    content: message.content,
+    id: message.id,
+    tool_calls: calls.map((call) => ({ id: call.id, name: call.name, args: call.args, type: 'tool_call' as const })),
+    usage_metadata: message.usage_metadata,
+    response_metadata: message.response_metadata,
+  });
+  return { message: normalised, calls };
+}
+
+function generatedId(): string {
+  return `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+}

@@ -1,0 +1,137 @@
+/**
+ * The in-memory catalog: sources with named dimensions and measures, plus lookups that
+ * fail with recoverable tool errors naming the valid choices and the closest one.
+ */
+import { ToolError } from '../errors/index.ts';
+import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
+import type { CatalogDocument, Thresholds } from './schema.ts';
+
+export interface Dimension {
+  name: string;
+  column: string;
+  type: 'text' | 'period';
+  description: string;
+  examples: string[];
+}
+
+export interface Measure {
+  name: string;
+  /** Undefined only for `count`, which counts rows. */
+  column: string | undefined;
+  aggregation: 'sum' | 'count' | 'min' | 'max' | 'avg';
+  description: string;
+  /** Name of the dimension holding each row's currency key, for local-currency amounts. */
+  currencyDimension: string | undefined;
+  /** A fixed currency (e.g. group currency). */
+  currency: string | undefined;
+  unit: string | undefined;
+}
+
+export type FilterScalar = string | number | boolean;
+
+export interface Source {
+  name: string;
+  description: string;
+  table: string;
+  dimensions: Map<string, Dimension>;
+  measures: Map<string, Measure>;
+  defaultMeasures: string[];
+  defaultFilters: Record<string, FilterScalar | FilterScalar[]>;
+}
+
+export interface Catalog {
+  sources: Map<string, Source>;
+  groupCurrency: string | undefined;
+  defaultAlignOn: string[];
+  thresholds: Thresholds;
+  /** Where the catalog was read from, for messages. */
+  path: string;
+}
+
+/** Builds the lookup structures from a validated catalog document. */
+export function buildCatalog(document: CatalogDocument, path: string): Catalog {
+  const sources = new Map<string, Source>();
+  for (const [name, source] of Object.entries(document.sources)) {
+    const dimensions = new Map<string, Dimension>(
+      Object.entries(source.dimensions).map(([dimensionName, d]) => [
+        dimensionName,
+        { name: dimensionName, column: d.column, type: d.type, description: d.description, examples: d.examples },
+      ]),
+    );
+    const measures = new Map<string, Measure>(
+      Object.entries(source.measures).map(([measureName, m]) => [
+        measureName,
+        {
+          name: measureName,
+          column: m.column,
+          aggregation: m.aggregation,
+          description: m.description,
+          currencyDimension: m.currency_dimension,
+          currency: m.currency,
+          unit: m.unit,
+        },
+      ]),
+    );
+    sources.set(name, {
+      name,
+      description: source.description,
+      table: source.table,
+      dimensions,
+      measures,
+      defaultMeasures: source.defaults.measures ?? [measures.keys().next().value as string],
+      defaultFilters: source.defaults.filters ?? {},
+    });
+  }
+  return {
+    sources,
+    groupCurrency: document.group_currency,
+    defaultAlignOn: document.comparison.default_align_on,
+    thresholds: document.comparison.thresholds,
+    path,
+  };
+}
+
+/** @throws ToolError unknown_source with the valid names and the closest one. */
+export function findSource(catalog: Catalog, name: string): Source {
+  const source = catalog.sources.get(name);
+  if (source) return source;
+  const choices = [...catalog.sources.keys()];
+  throw new ToolError('unknown_source', `Source '${name}' not found.`, {
+    hint: `${suggestionHint(name, choices)} Call list_sources to see what each one holds.`,
+    details: { choices, closest: closestMatch(name, choices) ?? null },
+  });
+}
+
+/** @throws ToolError unknown_measure listing the source's measures. */
+export function findMeasure(source: Source, name: string): Measure {
+  const measure = source.measures.get(name);
+  if (measure) return measure;
+  const choices = [...source.measures.keys()];
+  throw new ToolError('unknown_measure', `Measure '${name}' does not exist in source '${source.name}'.`, {
+    hint: suggestionHint(name, choices),
+    details: { source: source.name, choices, closest: closestMatch(name, choices) ?? null },
+  });
+}
+
+/** @throws ToolError unknown_dimension listing the source's dimensions. */
+export function findDimension(source: Source, name: string): Dimension {
+  const dimension = source.dimensions.get(name);
+  if (dimension) return dimension;
+  const choices = [...source.dimensions.keys()];
+  throw new ToolError('unknown_dimension', `Dimension '${name}' does not exist in source '${source.name}'.`, {
+    hint: suggestionHint(name, choices),
+    details: { source: source.name, choices, closest: closestMatch(name, choices) ?? null },
+  });
+}
+
+/** The unit a measure's values are in, for a given row currency (if any). */
+export function measureUnit(measure: Measure): string {
+  if (measure.currency) return measure.currency;
+  if (measure.currencyDimension) return `currency in dimension '${measure.currencyDimension}'`;
+  return measure.unit ?? 'number';
+}
+
+/** Dimension names two sources share: the keys a comparison can align on. */
+export function commonDimensions(a: Source, b: Source): string[] {
+  return [...a.dimensions.keys()].filter((name) => b.dimensions.has(name));
+}

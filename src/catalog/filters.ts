@@ -1,0 +1,121 @@
+/**
+ * Filters on dimensions: the argument shape tools accept, and its resolution against a
+ * source into conditions the SQL builder can bind (equality, value lists, ranges, NULL).
+ */
+import { z } from 'zod';
+import { ToolError } from '../errors/index.ts';
+import { findDimension, type Dimension, type FilterScalar, type Source } from './catalog.ts';
+import { parsePeriod, parsePeriodSpan } from './periods.ts';
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+const range = z
+  .strictObject({
+    from: scalar.optional().describe('inclusive lower bound'),
+    to: scalar.optional().describe('inclusive upper bound'),
+  })
+  .refine((r) => r.from !== undefined || r.to !== undefined, { error: 'a range needs from, to, or both' });
+
+/** One filter value: a value, null (blank), a list of values, or an inclusive range. */
+export const filterValueSchema = z.union([scalar, z.null(), z.array(z.union([scalar, z.null()])).min(1), range]);
+
+/** `{dimension: value}`; all conditions must hold. */
+export const filtersSchema = z
+  .record(z.string(), filterValueSchema)
+  .describe(
+    'Dimension filters, all must hold. Value forms: "1000" (equals), ["1000","2000"] (any of), {"from":"2024010","to":"2024012"} (inclusive range), null (blank). Periods also accept "December 2024", "2024-12", "Q4 2024", "2024".',
+  );
+
+export type FilterInput = z.infer<typeof filtersSchema>;
+
+export type Condition =
+  | { dimension: Dimension; kind: 'in'; values: (string | null)[] }
+  | { dimension: Dimension; kind: 'range'; from: string | undefined; to: string | undefined };
+
+export interface ResolvedFilters {
+  conditions: Condition[];
+  /** The filters as applied, normalised (periods as YYYYPPP), defaults included. */
+  applied: Record<string, unknown>;
+  /** Catalog defaults that were applied because the caller did not filter that dimension. */
+  defaultsApplied: Record<string, unknown>;
+}
+
+/**
+ * Resolves filters for one source: checks dimension names, normalises values and adds the
+ * source's default filters (e.g. version = ACTUAL) for dimensions the caller left open.
+ * @throws ToolError unknown_dimension / invalid_value
+ */
+export function resolveFilters(source: Source, filters: FilterInput | undefined, options: { applyDefaults?: boolean } = {}): ResolvedFilters {
+  const given = filters ?? {};
+  const conditions: Condition[] = [];
+  const applied: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(given)) {
+    const dimension = findDimension(source, name);
+    const condition = toCondition(dimension, value);
+    conditions.push(condition);
+    applied[name] = describeCondition(condition);
+  }
+  const defaultsApplied: Record<string, unknown> = {};
+  if (options.applyDefaults !== false) {
+    for (const [name, value] of Object.entries(source.defaultFilters)) {
+      if (name in given) continue;
+      const condition = toCondition(findDimension(source, name), value);
+      conditions.push(condition);
+      applied[name] = defaultsApplied[name] = describeCondition(condition);
+    }
+  }
+  return { conditions, applied, defaultsApplied };
+}
+
+function toCondition(dimension: Dimension, value: FilterInput[string] | FilterScalar | FilterScalar[]): Condition {
+  if (Array.isArray(value)) {
+    return { dimension, kind: 'in', values: [...new Set(value.map((v) => normaliseValue(dimension, v)))] };
+  }
+  if (value !== null && typeof value === 'object') {
+    const from = value.from === undefined ? undefined : normaliseBound(dimension, value.from, 'from');
+    const to = value.to === undefined ? undefined : normaliseBound(dimension, value.to, 'to');
+    if (from !== undefined && to !== undefined && from > to) {
+      throw new ToolError('invalid_value', `Range on '${dimension.name}' is empty: from '${from}' is after to '${to}'.`, {
+        hint: 'Swap from and to.',
+        details: { dimension: dimension.name },
+      });
+    }
+    return { dimension, kind: 'range', from, to };
+  }
+  if (dimension.type === 'period' && value !== null) {
+    const span = parsePeriodSpan(String(value));
+    if (span) return { dimension, kind: 'range', from: span.from, to: span.to };
+  }
+  return { dimension, kind: 'in', values: [normaliseValue(dimension, value)] };
+}
+
+function normaliseValue(dimension: Dimension, value: FilterScalar | null): string | null {
+  if (value === null) return null;
+  const text = String(value).trim();
+  if (dimension.type !== 'period') return text;
+  const period = parsePeriod(text);
+  if (!period) throw invalidPeriod(dimension, text);
+  return period;
+}
+
+function normaliseBound(dimension: Dimension, value: FilterScalar, bound: 'from' | 'to'): string {
+  const text = String(value).trim();
+  if (dimension.type !== 'period') return text;
+  const period = parsePeriod(text);
+  if (period) return period;
+  // "from": "2024" means the start of 2024, "to": "Q3 2024" the end of Q3.
+  const span = parsePeriodSpan(text);
+  if (span) return bound === 'from' ? span.from : span.to;
+  throw invalidPeriod(dimension, text);
+}
+
+function invalidPeriod(dimension: Dimension, text: string): ToolError {
+  return new ToolError('invalid_value', `'${text}' is not a fiscal period for dimension '${dimension.name}'.`, {
+    hint: `Periods are YYYYPPP, e.g. '2024012' for December 2024 (also accepted: 'December 2024', '2024-12', 'Q4 2024', '2024'). Examples: ${dimension.examples.join(', ')}.`,
+    details: { dimension: dimension.name, value: text },
+  });
+}
+
+function describeCondition(condition: Condition): unknown {
+  if (condition.kind === 'range') return { from: condition.from, to: condition.to };
+  return condition.values.length === 1 ? condition.values[0] : condition.values;
+}

@@ -1,0 +1,97 @@
+/**
+ * Loads the catalog YAML, validates it with zod and checks it against the database,
+ * reporting every problem with the file, the line and the path inside the document.
+ */
+import { readFileSync } from 'node:fs';
+import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
+import { ConfigurationError } from '../errors/index.ts';
+import { buildCatalog, type Catalog } from './catalog.ts';
+import { catalogSchema, type CatalogDocument } from './schema.ts';
+
+type Problem = { path: (string | number)[]; message: string };
+
+export interface LoadCatalogOptions {
+  /** Columns of a table in the data database, or undefined when the table does not exist. */
+  columnsOf?: (table: string) => string[] | undefined;
+}
+
+/**
+ * Reads and validates the catalog file.
+ * @throws ConfigurationError listing each problem as `file:line path: message`.
+ */
+export function loadCatalog(filePath: string, options: LoadCatalogOptions = {}): Catalog {
+  let text: string;
+  try {
+    text = readFileSync(filePath, 'utf8');
+  } catch (error) {
+    throw new ConfigurationError(`Catalog file ${filePath} cannot be read: ${(error as Error).message}. Set CATALOG to the catalog YAML file.`);
+  }
+  const lineCounter = new LineCounter();
+  const yamlDocument = parseDocument(text, { lineCounter, prettyErrors: true });
+  if (yamlDocument.errors.length > 0) {
+    const lines = yamlDocument.errors.map((e) => `  ${filePath}:${e.linePos?.[0]?.line ?? '?'}: ${e.message.split('\n')[0]}`);
+    throw new ConfigurationError(`Catalog ${filePath} is not valid YAML:\n${lines.join('\n')}`);
+  }
+  const parsed = catalogSchema.safeParse(yamlDocument.toJS());
+  const problems: Problem[] = parsed.success
+    ? crossCheck(parsed.data, options)
+    : parsed.error.issues.map((issue) => ({ path: issue.path as (string | number)[], message: issue.message }));
+  if (problems.length > 0) {
+    const lines = problems.map((p) => `  ${filePath}:${lineOf(yamlDocument, lineCounter, p.path)} ${p.path.join('.') || '(root)'}: ${p.message}`);
+    throw new ConfigurationError(`Catalog ${filePath} is invalid:\n${lines.join('\n')}`);
+  }
+  return buildCatalog(parsed.data as CatalogDocument, filePath);
+}
+
+/** References inside the catalog, and tables/columns in the database, must exist. */
+function crossCheck(document: CatalogDocument, options: LoadCatalogOptions): Problem[] {
+  const problems: Problem[] = [];
+  for (const [name, source] of Object.entries(document.sources)) {
+    const at = (...rest: (string | number)[]) => ['sources', name, ...rest];
+    const dimensions = Object.keys(source.dimensions);
+    const measures = Object.keys(source.measures);
+    for (const [measureName, measure] of Object.entries(source.measures)) {
+      if (measure.currency_dimension && !source.dimensions[measure.currency_dimension]) {
+        problems.push({
+          path: at('measures', measureName, 'currency_dimension'),
+          message: `'${measure.currency_dimension}' is not a dimension of this source (dimensions: ${dimensions.join(', ')})`,
+        });
+      }
+    }
+    (source.defaults.measures ?? []).forEach((measureName, index) => {
+      if (!source.measures[measureName]) {
+        problems.push({ path: at('defaults', 'measures', index), message: `'${measureName}' is not a measure of this source (measures: ${measures.join(', ')})` });
+      }
+    });
+    for (const dimensionName of Object.keys(source.defaults.filters ?? {})) {
+      if (!source.dimensions[dimensionName]) {
+        problems.push({ path: at('defaults', 'filters', dimensionName), message: `'${dimensionName}' is not a dimension of this source (dimensions: ${dimensions.join(', ')})` });
+      }
+    }
+    if (options.columnsOf) {
+      const columns = options.columnsOf(source.table);
+      if (!columns) {
+        problems.push({ path: at('table'), message: `table '${source.table}' does not exist in the data database` });
+        continue;
+      }
+      const known = new Set(columns);
+      const checkColumn = (column: string | undefined, path: (string | number)[]) => {
+        if (column && !known.has(column)) {
+          problems.push({ path, message: `column '${column}' does not exist in table '${source.table}' (columns: ${columns.join(', ')})` });
+        }
+      };
+      for (const [dimensionName, dimension] of Object.entries(source.dimensions)) checkColumn(dimension.column, at('dimensions', dimensionName, 'column'));
+      for (const [measureName, measure] of Object.entries(source.measures)) checkColumn(measure.column, at('measures', measureName, 'column'));
+    }
+  }
+  return problems;
+}
+
+/** Line of the deepest node of `path` that exists in the YAML document. */
+function lineOf(document: Document, lineCounter: LineCounter, path: (string | number)[]): number | string {
+  for (let depth = path.length; depth >= 0; depth -= 1) {
+    const node = depth === 0 ? document.contents : document.getIn(path.slice(0, depth), true);
+    if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
+  }
+  return '?';
+}

@@ -1,0 +1,89 @@
+/**
+ * Fiscal periods in SAP BW notation (YYYYPPP, e.g. 2024012 = December 2024), and the
+ * everyday spellings people and models use for them ("December 2024", "2024-12", "Q4 2024").
+ */
+
+const monthNames = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+/** A month name or its first three letters ("dec", "Dec.", "December") → 1..12. */
+export function monthNumber(word: string): number | undefined {
+  const w = word.toLowerCase().replace(/\.$/, '');
+  if (w.length < 3) return undefined;
+  const index = monthNames.findIndex((name) => name === w || (w.length >= 3 && name.startsWith(w) && w.length <= name.length));
+  return index === -1 ? undefined : index + 1;
+}
+
+/** YYYYPPP for a year and period number; periods 13–16 are SAP's special periods. */
+export function formatPeriod(year: number, period: number): string {
+  return `${year}${String(period).padStart(3, '0')}`;
+}
+
+const validYear = (y: number) => y >= 1900 && y <= 2999;
+const validPeriod = (p: number) => p >= 1 && p <= 16;
+
+/**
+ * Parses one period in any common spelling into YYYYPPP, or undefined if it is not one.
+ * Accepted: 2024012, 2024-12, 2024/12, 2024.12, 12/2024, 12.2024, 012.2024, P12 2024,
+ * 2024 P12, December 2024, Dec 2024.
+ */
+export function parsePeriod(value: string): string | undefined {
+  const text = value.trim();
+  let match = /^(\d{4})(\d{3})$/.exec(text);
+  if (match) return checked(Number(match[1]), Number(match[2]));
+  match = /^(\d{4})\s*[-/.]\s*(\d{1,3})$/.exec(text);
+  if (match) return checked(Number(match[1]), Number(match[2]));
+  match = /^(\d{1,3})\s*[-/.]\s*(\d{4})$/.exec(text);
+  if (match) return checked(Number(match[2]), Number(match[1]));
+  match = /^p(?:eriod)?\s*(\d{1,3})\s*[,/]?\s*(\d{4})$/i.exec(text);
+  if (match) return checked(Number(match[2]), Number(match[1]));
+  match = /^(\d{4})\s*[,/]?\s*p(?:eriod)?\s*(\d{1,3})$/i.exec(text);
+  if (match) return checked(Number(match[1]), Number(match[2]));
+  match = /^([a-z]+\.?)\s*,?\s*(\d{4})$/i.exec(text);
+  if (match) {
+    const month = monthNumber(match[1] ?? '');
+    if (month) return checked(Number(match[2]), month);
+  }
+  return undefined;
+}
+
+function checked(year: number, period: number): string | undefined {
+  return validYear(year) && validPeriod(period) ? formatPeriod(year, period) : undefined;
+}
+
+/**
+ * Parses a span of periods: a year ("2024" → 2024001..2024012), a quarter ("Q4 2024")
+ * or a half year ("H1 2024"). Returns undefined when the text is not a span.
+ */
+export function parsePeriodSpan(value: string): { from: string; to: string } | undefined {
+  const text = value.trim();
+  let match = /^(?:fy\s*)?(\d{4})$/i.exec(text);
+  if (match && validYear(Number(match[1]))) return { from: formatPeriod(Number(match[1]), 1), to: formatPeriod(Number(match[1]), 12) };
+  match = /^q([1-4])\s*[-/ ]?\s*(\d{4})$/i.exec(text) ?? swap(/^(\d{4})\s*[-/ ]?\s*q([1-4])$/i.exec(text));
+  if (match) {
+    const quarter = Number(match[1]);
+    const year = Number(match[2]);
+    return { from: formatPeriod(year, quarter * 3 - 2), to: formatPeriod(year, quarter * 3) };
+  }
+  match = /^h([12])\s*[-/ ]?\s*(\d{4})$/i.exec(text) ?? swap(/^(\d{4})\s*[-/ ]?\s*h([12])$/i.exec(text));
+  if (match) {
+    const half = Number(match[1]);
+    const year = Number(match[2]);
+    return { from: formatPeriod(year, half * 6 - 5), to: formatPeriod(year, half * 6) };
+  }
+  return undefined;
+}
+
+function swap(match: RegExpExecArray | null): RegExpExecArray | null {
+  if (!match) return null;
+  const [whole, first, second] = match;
+  return Object.assign([whole, second, first], { index: match.index, input: match.input }) as unknown as RegExpExecArray;
+}
+
+/** "2024012" → "December 2024" (special periods read "period 13 2024"). */
+export function describePeriod(period: string): string {
+  const match = /^(\d{4})(\d{3})$/.exec(period);
+  if (!match) return period;
+  const number = Number(match[2]);
+  const name = monthNames[number - 1];
+  return name ? `${name[0]!.toUpperCase()}${name.slice(1)} ${match[1]}` : `period ${number} ${match[1]}`;
+}

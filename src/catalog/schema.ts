@@ -1,0 +1,81 @@
+/**
+ * The catalog (semantic layer) format: which tables exist, what their columns mean,
+ * how measures aggregate and in which currency, and how comparisons classify differences.
+ */
+import { z } from 'zod';
+
+/** SQL identifiers are interpolated into SQL, so only plain names are allowed. */
+const identifier = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'must be a plain SQL identifier (letters, digits, underscore)' });
+
+/** Logical names the model uses: snake_case. */
+const logicalName = z.string().regex(/^[a-z][a-z0-9_]*$/, { error: 'must be snake_case (a-z, 0-9, _)' });
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+const dimensionSchema = z.strictObject({
+  column: identifier,
+  type: z.enum(['text', 'period']).default('text'),
+  description: z.string().min(1),
+  examples: z.array(scalar.transform(String)).default([]),
+});
+
+const measureSchema = z
+  .strictObject({
+    column: identifier.optional(),
+    aggregation: z.enum(['sum', 'count', 'min', 'max', 'avg']),
+    description: z.string().min(1),
+    currency_dimension: logicalName.optional(),
+    currency: z.string().regex(/^[A-Z]{3}$/, { error: 'must be an ISO currency code such as EUR' }).optional(),
+    unit: z.string().min(1).optional(),
+  })
+  .refine((m) => m.aggregation === 'count' || m.column !== undefined, {
+    error: 'needs a column (only aggregation: count may omit it)',
+    path: ['column'],
+  })
+  .refine((m) => [m.currency_dimension, m.currency, m.unit].filter((v) => v !== undefined).length <= 1, {
+    error: 'give at most one of currency_dimension, currency, unit',
+  });
+
+const filterValue = z.union([scalar, z.array(scalar)]);
+
+const sourceSchema = z.strictObject({
+  description: z.string().min(1),
+  table: identifier,
+  dimensions: z.record(logicalName, dimensionSchema).refine((d) => Object.keys(d).length > 0, { error: 'needs at least one dimension' }),
+  measures: z.record(logicalName, measureSchema).refine((m) => Object.keys(m).length > 0, { error: 'needs at least one measure' }),
+  defaults: z
+    .strictObject({
+      measures: z.array(logicalName).optional(),
+      filters: z.record(logicalName, filterValue).optional(),
+    })
+    .default({}),
+});
+
+const thresholdSchema = z.strictObject({
+  absolute: z.number().nonnegative(),
+  percent: z.number().nonnegative(),
+});
+
+export const catalogSchema = z.strictObject({
+  version: z.literal(1),
+  group_currency: z.string().regex(/^[A-Z]{3}$/).optional(),
+  comparison: z
+    .strictObject({
+      default_align_on: z.array(logicalName).default(['company', 'period']),
+      thresholds: z
+        .strictObject({ match: thresholdSchema, minor: thresholdSchema })
+        .refine((t) => t.match.absolute <= t.minor.absolute && t.match.percent <= t.minor.percent, {
+          error: 'match thresholds must not exceed minor thresholds',
+        }),
+    }),
+  sources: z.record(logicalName, sourceSchema).refine((s) => Object.keys(s).length > 0, { error: 'needs at least one source' }),
+});
+
+export type CatalogDocument = z.infer<typeof catalogSchema>;
+export type SourceDocument = CatalogDocument['sources'][string];
+export type DimensionDocument = SourceDocument['dimensions'][string];
+export type MeasureDocument = SourceDocument['measures'][string];
+export type Thresholds = CatalogDocument['comparison']['thresholds'];
+export { thresholdSchema };

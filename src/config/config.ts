@@ -1,0 +1,104 @@
+/**
+ * Reads the service configuration from environment variables, once, at startup.
+ * Anything invalid stops startup with a message naming the variable and what is wrong.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { ConfigurationError } from '../errors/index.ts';
+
+/** The repository root, so default paths work whatever the current directory. */
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const integer = (min: number, max: number) =>
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int({ error: 'must be a whole number' })
+    .min(min, { error: `must be at least ${min}` })
+    .max(max, { error: `must be at most ${max}` });
+
+const optionalText = z
+  .string()
+  .transform((value) => value.trim())
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const environmentSchema = z.object({
+  PORT: integer(0, 65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DB: z.string().min(1).default(path.join(projectRoot, 'data/sample.db')),
+  CATALOG: z.string().min(1).default(path.join(projectRoot, 'data/sources.yaml')),
+  SKILLS_DIR: z.string().min(1).default(path.join(projectRoot, 'skills')),
+  MODEL_PROVIDER: z.enum(['auto', 'openai', 'offline'], { error: "must be 'auto', 'openai' or 'offline'" }).default('auto'),
+  OPENAI_API_KEY: optionalText,
+  OPENAI_BASE_URL: optionalText.pipe(z.url({ error: 'must be an http(s) URL such as http://localhost:11434/v1' }).optional()),
+  OPENAI_MODEL: optionalText,
+  MODEL_TIMEOUT_MS: integer(1000, 600_000).default(60_000),
+  MODEL_MAX_RETRIES: integer(0, 10).default(2),
+  CHAT_DEADLINE_MS: integer(1000, 3_600_000).default(180_000),
+  LOG_LEVEL: z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty', 'auto'], { error: "must be 'json', 'pretty' or 'auto'" }).default('auto'),
+});
+
+export interface ServiceConfig {
+  port: number;
+  host: string;
+  dataDatabasePath: string;
+  catalogPath: string;
+  skillsDirectory: string;
+  model:
+    | { provider: 'offline' }
+    | { provider: 'openai'; apiKey: string | undefined; baseUrl: string | undefined; modelName: string; timeoutMs: number; maxRetries: number };
+  /** Overall time a question may take, model retries included. */
+  chatDeadlineMs: number;
+  logLevel: (typeof logLevels)[number];
+  logFormat: 'json' | 'pretty' | 'auto';
+}
+
+/**
+ * Validates the environment and returns the configuration.
+ * @throws ConfigurationError naming every invalid variable.
+ */
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  const parsed = environmentSchema.safeParse(environment);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? 'environment');
+      const got = environment[name];
+      return `  ${name}: ${issue.message}${got !== undefined ? ` (got '${got}')` : ''}`;
+    });
+    throw new ConfigurationError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const env = parsed.data;
+  const wantsOpenAI =
+    env.MODEL_PROVIDER === 'openai' || (env.MODEL_PROVIDER === 'auto' && (env.OPENAI_BASE_URL !== undefined || env.OPENAI_API_KEY !== undefined));
+  if (env.MODEL_PROVIDER === 'openai' && !env.OPENAI_BASE_URL && !env.OPENAI_API_KEY) {
+    throw new ConfigurationError(
+      'Invalid configuration:\n  MODEL_PROVIDER: is \'openai\' but neither OPENAI_API_KEY nor OPENAI_BASE_URL is set',
+    );
+  }
+  const resolve = (file: string) => path.resolve(file);
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    dataDatabasePath: resolve(env.DATA_DB),
+    catalogPath: resolve(env.CATALOG),
+    skillsDirectory: resolve(env.SKILLS_DIR),
+    model: wantsOpenAI
+      ? {
+          provider: 'openai',
+          apiKey: env.OPENAI_API_KEY,
+          baseUrl: env.OPENAI_BASE_URL,
+          // A local server usually serves whatever model is loaded; OpenAI needs a real name.
+          modelName: env.OPENAI_MODEL ?? 'gpt-4o-mini',
+          timeoutMs: env.MODEL_TIMEOUT_MS,
+          maxRetries: env.MODEL_MAX_RETRIES,
+        }
+      : { provider: 'offline' },
+    chatDeadlineMs: env.CHAT_DEADLINE_MS,
+    logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT,
+  };
+}

@@ -1,0 +1,5 @@
+/** The service's error hierarchy: AnalystError → ConfigurationError, ToolError, ModelProviderError. */
+export { AnalystError } from './analystError.ts';
+export { ConfigurationError } from './configurationError.ts';
+export { ToolError, type ToolErrorCode, type ToolErrorPayload } from './toolError.ts';
+export { ModelProviderError, type ModelFailureKind } from './modelProviderError.ts';

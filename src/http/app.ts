@@ -1,0 +1,67 @@
+/**
+ * The Express application: JSON body parsing with a size limit, one log line per request
+ * with a request id, the routes, and problem responses for everything that goes wrong.
+ */
+import { randomUUID } from 'node:crypto';
+import express, { type Express } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { ChatModelWithTools } from '../agent/runLoop.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { DataAccess } from '../data/dataAccess.ts';
+import type { Logger } from '../logging/logger.ts';
+import type { ModelDescription } from '../model/createChatModel.ts';
+import type { MemorySessionStore } from '../sessions/memorySessionStore.ts';
+import type { SkillRegistry } from '../skills/registry.ts';
+import { errorHandler, sendProblem } from './problem.ts';
+import { chatRoutes } from './routes/chat.ts';
+import { healthRoutes } from './routes/health.ts';
+import { toolRoutes } from './routes/tools.ts';
+
+export interface AppServices {
+  catalog: Catalog;
+  data: DataAccess;
+  registry: SkillRegistry;
+  model: ChatModelWithTools;
+  modelDescription: ModelDescription;
+  systemPrompt: string;
+  sessions: MemorySessionStore;
+  logger: Logger;
+  chatDeadlineMs: number;
+  dataDatabasePath: string;
+  openApiPath: string;
+  version: string;
+  startedAt: number;
+}
+
+/** Request bodies larger than this are refused with 413. */
+const BODY_LIMIT = '64kb';
+
+/** Builds the app; listening is the caller's business (tests use supertest or port 0). */
+export function createApp(services: AppServices): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(
+    pinoHttp({
+      logger: services.logger,
+      genReqId: (request, response) => {
+        const given = request.headers['x-request-id'];
+        const id = typeof given === 'string' && /^[A-Za-z0-9._-]{1,100}$/.test(given) ? given : randomUUID();
+        response.setHeader('x-request-id', id);
+        return id;
+      },
+      customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info'),
+      serializers: {
+        req: (request) => ({ id: request.id, method: request.method, url: request.url }),
+        res: (response) => ({ statusCode: response.statusCode }),
+      },
+    }),
+  );
+  app.use(express.json({ limit: BODY_LIMIT, strict: false }));
+  app.use(healthRoutes(services));
+  app.use(toolRoutes(services));
+  app.use(chatRoutes(services));
+  app.use((request, response) => sendProblem(response, 'notFound', `No route for ${request.method} ${request.path}.`));
+  app.use(errorHandler(services.logger));
+  return app;
+}

@@ -1,0 +1,63 @@
+/**
+ * Error responses as RFC 9457 problem details (`application/problem+json`), each kind with
+ * a stable `type`, plus the middleware that turns anything thrown into one — never a stack trace.
+ */
+import type { ErrorRequestHandler, Response } from 'express';
+import { ModelProviderError } from '../errors/index.ts';
+import type { Logger } from '../logging/logger.ts';
+
+export const problemTypes = {
+  invalidJson: { type: '/problems/invalid-json', status: 400, title: 'Request body is not valid JSON' },
+  invalidRequest: { type: '/problems/invalid-request', status: 400, title: 'Invalid request' },
+  unsupportedMediaType: { type: '/problems/unsupported-media-type', status: 415, title: 'Unsupported media type' },
+  payloadTooLarge: { type: '/problems/payload-too-large', status: 413, title: 'Request body too large' },
+  notFound: { type: '/problems/not-found', status: 404, title: 'Not found' },
+  sessionNotFound: { type: '/problems/session-not-found', status: 404, title: 'Session not found' },
+  toolNotFound: { type: '/problems/tool-not-found', status: 404, title: 'Tool not found' },
+  toolError: { type: '/problems/tool-error', status: 422, title: 'The tool could not run with these arguments' },
+  modelTimeout: { type: '/problems/model-timeout', status: 504, title: 'The model did not answer in time' },
+  modelRateLimited: { type: '/problems/model-rate-limited', status: 503, title: 'The model provider is rate limiting' },
+  modelUnavailable: { type: '/problems/model-unavailable', status: 502, title: 'The model provider failed' },
+  internal: { type: '/problems/internal', status: 500, title: 'Internal error' },
+} as const;
+
+export type ProblemKind = keyof typeof problemTypes;
+
+/** Sends a problem response; `extra` adds members such as `errors`, `session_id` or `error`. */
+export function sendProblem(response: Response, kind: ProblemKind, detail: string, extra: Record<string, unknown> = {}): void {
+  const problem = problemTypes[kind];
+  const requestId = response.req?.id;
+  response
+    .status(problem.status)
+    .type('application/problem+json')
+    .send(JSON.stringify({ ...problem, detail, ...(requestId ? { request_id: String(requestId) } : {}), ...extra }));
+}
+
+const modelKinds: Record<ModelProviderError['kind'], ProblemKind> = {
+  timeout: 'modelTimeout',
+  rate_limited: 'modelRateLimited',
+  unavailable: 'modelUnavailable',
+  bad_response: 'modelUnavailable',
+  rejected: 'modelUnavailable',
+};
+
+/** Sends the problem response for a model-provider failure. */
+export function sendModelProblem(response: Response, error: ModelProviderError, extra: Record<string, unknown> = {}): void {
+  sendProblem(response, modelKinds[error.kind], error.message, { reason: error.kind, ...extra });
+}
+
+/** The last middleware: body-parser errors become 4xx, anything unexpected a logged 500. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, _request, response, _next) => {
+    if (response.headersSent) return;
+    const status = (error as { status?: number; type?: string }).status;
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.parse.failed') return sendProblem(response, 'invalidJson', `The body could not be parsed as JSON: ${(error as Error).message}.`);
+    if (type === 'entity.too.large') return sendProblem(response, 'payloadTooLarge', `The body exceeds the limit of ${(error as { limit?: number }).limit ?? 'the allowed'} bytes.`);
+    if (type === 'encoding.unsupported' || type === 'charset.unsupported') return sendProblem(response, 'unsupportedMediaType', (error as Error).message);
+    if (status && status >= 400 && status < 500) return sendProblem(response, 'invalidRequest', (error as Error).message);
+    if (ModelProviderError.isInstance(error)) return sendModelProblem(response, error);
+    logger.error({ err: error }, 'unhandled error');
+    sendProblem(response, 'internal', 'Something went wrong on our side; the error was logged.');
+  };
+}

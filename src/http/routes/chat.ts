@@ -1,0 +1,70 @@
+/**
+ * POST /chat: one question in, an explained answer out, with the tool calls that produced it.
+ * A session_id continues a conversation; an unknown one is a 404, never a silent new session.
+ */
+import { Router } from 'express';
+import { z } from 'zod';
+import { runAgent } from '../../agent/runLoop.ts';
+import { MAX_MESSAGE_CHARS } from '../../agent/constants.ts';
+import { toModelProviderError } from '../../model/providerErrors.ts';
+import type { AppServices } from '../app.ts';
+import { sendModelProblem, sendProblem } from '../problem.ts';
+import { parseBody } from '../validation.ts';
+
+const chatRequest = z.strictObject({
+  message: z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+    .refine((text) => text.trim().length > 0, { error: 'must not be empty' })
+    .refine((text) => text.length <= MAX_MESSAGE_CHARS, { error: `must be at most ${MAX_MESSAGE_CHARS} characters` }),
+  session_id: z.uuid({ error: 'must be a session id returned by an earlier /chat response' }).optional(),
+});
+
+export function chatRoutes(services: AppServices): Router {
+  const router = Router();
+  router.post('/chat', async (request, response) => {
+    const body = parseBody(chatRequest, request, response);
+    if (!body) return;
+    const session = body.session_id ? services.sessions.get(body.session_id) : services.sessions.create();
+    if (!session) {
+      sendProblem(response, 'sessionNotFound', `No session '${body.session_id}': it never existed or has expired. Omit session_id to start a new conversation.`);
+      return;
+    }
+    // Stop working when the client goes away or the overall deadline passes.
+    const disconnected = new AbortController();
+    response.on('close', () => {
+      if (!response.writableFinished) disconnected.abort();
+    });
+    const signal = AbortSignal.any([disconnected.signal, AbortSignal.timeout(services.chatDeadlineMs)]);
+    const logger = request.log.child({ session_id: session.id });
+    try {
+      const result = await services.sessions.runExclusive(session.id, async () => {
+        const run = await runAgent({
+          model: services.model,
+          registry: services.registry,
+          systemPrompt: services.systemPrompt,
+          history: session.messages,
+          question: body.message,
+          toolContext: { catalog: services.catalog, data: services.data, logger },
+          signal,
+        });
+        services.sessions.append(session.id, run.messages);
+        return run;
+      });
+      logger.info({ iterations: result.iterations, finished: result.finished, tool_calls: result.toolCalls.length }, 'chat answered');
+      response.json({
+        session_id: session.id,
+        answer: result.answer,
+        finished: result.finished,
+        stop_reason: result.stopReason,
+        iterations: result.iterations,
+        tool_calls: result.toolCalls,
+        usage: result.usage,
+      });
+    } catch (error) {
+      const failure = toModelProviderError(error, signal);
+      logger.warn({ reason: failure.kind, err: failure.cause }, 'chat failed: model provider');
+      if (!response.headersSent && !disconnected.signal.aborted) sendModelProblem(response, failure, { session_id: session.id });
+    }
+  });
+  return router;
+}

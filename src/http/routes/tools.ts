@@ -1,0 +1,60 @@
+/**
+ * Tools over HTTP for dashboards: GET /skills lists skills and tool schemas; POST /tools/{name}
+ * runs one tool with the same validation and error shape the model gets.
+ */
+import { Router } from 'express';
+import type { AppServices } from '../app.ts';
+import { sendProblem } from '../problem.ts';
+import { closestMatch } from '../../shared/closestMatch.ts';
+
+export function toolRoutes(services: AppServices): Router {
+  const router = Router();
+
+  router.get('/skills', (_request, response) => {
+    response.json({
+      skills: services.registry.skills.map((skill) => ({
+        name: skill.name,
+        description: skill.description,
+        version: skill.version,
+        tools: skill.tools.map((tool) => ({
+          name: tool.name,
+          description: tool.description,
+          input_schema: services.registry.get(tool.name)!.inputSchema,
+        })),
+      })),
+    });
+  });
+
+  router.post('/tools/:name', async (request, response) => {
+    const name = request.params.name;
+    if (!services.registry.get(name)) {
+      const choices = services.registry.names();
+      const closest = closestMatch(name, choices);
+      sendProblem(response, 'toolNotFound', `There is no tool named '${name}'.${closest ? ` Did you mean '${closest}'?` : ''}`, {
+        error: { code: 'unknown_tool', message: `There is no tool named '${name}'.`, choices, closest: closest ?? null },
+      });
+      return;
+    }
+    const hasBody = request.headers['content-length'] !== '0' && request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
+    if (hasBody && !request.is('application/json')) {
+      sendProblem(response, 'unsupportedMediaType', "Send the tool arguments as a JSON object with 'Content-Type: application/json'.");
+      return;
+    }
+    const args = request.body ?? {};
+    if (typeof args !== 'object' || Array.isArray(args)) {
+      sendProblem(response, 'invalidRequest', 'The body must be a JSON object holding the tool arguments.');
+      return;
+    }
+    const started = performance.now();
+    const outcome = await services.registry.execute(name, args, { catalog: services.catalog, data: services.data, logger: request.log });
+    const durationMs = Math.round((performance.now() - started) * 10) / 10;
+    request.log.info({ tool: name, duration_ms: durationMs, ok: outcome.ok, ...(outcome.ok ? {} : { error_code: outcome.error.code }) }, 'tool call');
+    if (outcome.ok) {
+      response.json({ tool: name, ok: true, result: outcome.result, duration_ms: durationMs });
+      return;
+    }
+    sendProblem(response, 'toolError', outcome.error.message, { tool: name, ok: false, error: outcome.error, duration_ms: durationMs });
+  });
+
+  return router;
+}

@@ -1,0 +1,70 @@
+/**
+ * Wires the service together from a configuration: data database and catalog, skills and
+ * registry, chat model, sessions and the HTTP app. Used by main.ts and by the tests.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Express } from 'express';
+import { loadCatalog } from './catalog/loadCatalog.ts';
+import { projectRoot, type ServiceConfig } from './config/config.ts';
+import { createDataAccess } from './data/dataAccess.ts';
+import { openDataDatabase, tableColumns } from './data/database.ts';
+import { createApp } from './http/app.ts';
+import type { Logger } from './logging/logger.ts';
+import { createChatModel, type ModelDescription } from './model/createChatModel.ts';
+import { MemorySessionStore } from './sessions/memorySessionStore.ts';
+import { loadSkills } from './skills/loader.ts';
+import { SkillRegistry } from './skills/registry.ts';
+import { buildSystemPrompt } from './agent/turnPreparation.ts';
+
+export interface Service {
+  app: Express;
+  registry: SkillRegistry;
+  modelDescription: ModelDescription;
+  close(): void;
+}
+
+const defaultSampleDatabase = path.join(projectRoot, 'data/sample.db');
+
+/**
+ * Builds every part of the service; nothing listens yet.
+ * @throws ConfigurationError for a missing database, an invalid catalog or a broken skill.
+ */
+export async function createService(config: ServiceConfig, logger: Logger): Promise<Service> {
+  if (config.dataDatabasePath === defaultSampleDatabase && !existsSync(defaultSampleDatabase)) {
+    // First start on a fresh clone whose install skipped the build: make the bundled sample now.
+    const { buildSampleDatabase } = await import('../data/sample/generate.ts');
+    buildSampleDatabase(defaultSampleDatabase);
+    logger.info({ path: defaultSampleDatabase }, 'built the sample database');
+  }
+  const database = openDataDatabase(config.dataDatabasePath);
+  try {
+    const catalog = loadCatalog(config.catalogPath, { columnsOf: (table) => tableColumns(database, table) });
+    const registry = new SkillRegistry(await loadSkills(config.skillsDirectory));
+    const { model, description } = createChatModel(config.model, catalog, registry);
+    const data = createDataAccess(database);
+    const app = createApp({
+      catalog,
+      data,
+      registry,
+      model,
+      modelDescription: description,
+      systemPrompt: buildSystemPrompt(registry.skills),
+      sessions: new MemorySessionStore(),
+      logger,
+      chatDeadlineMs: config.chatDeadlineMs,
+      dataDatabasePath: config.dataDatabasePath,
+      openApiPath: path.join(projectRoot, 'openapi.yaml'),
+      version: packageVersion(),
+      startedAt: Date.now(),
+    });
+    return { app, registry, modelDescription: description, close: () => data.close() };
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+}
+
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
+}

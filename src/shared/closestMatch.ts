@@ -1,0 +1,36 @@
+/**
+ * "Did you mean …?" for names a model or user got slightly wrong (sources, tools, values).
+ */
+import { distance } from 'fastest-levenshtein';
+
+/**
+ * Returns the choice closest to `input`, or undefined when nothing is reasonably close.
+ * Case-insensitive; a choice that contains the input (or the reverse) counts as close,
+ * so "fi" suggests "fi_reporting".
+ */
+export function closestMatch(input: string, choices: readonly string[]): string | undefined {
+  const wanted = input.trim().toLowerCase();
+  if (!wanted || choices.length === 0) return undefined;
+  let best: string | undefined;
+  let bestScore = Number.POSITIVE_INFINITY;
+  for (const choice of choices) {
+    const candidate = choice.toLowerCase();
+    if (candidate === wanted) return choice;
+    const contained = candidate.includes(wanted) || wanted.includes(candidate);
+    const score = contained ? 0.5 : distance(wanted, candidate) / Math.max(wanted.length, candidate.length);
+    if (score < bestScore) {
+      bestScore = score;
+      best = choice;
+    }
+  }
+  // Beyond ~45% of the characters changed, a suggestion misleads more than it helps.
+  return bestScore <= 0.45 ? best : undefined;
+}
+
+/** Formats the standard hint: "Did you mean 'x'? Valid choices: a, b, c." */
+export function suggestionHint(input: string, choices: readonly string[], limit = 30): string {
+  const closest = closestMatch(input, choices);
+  const listed = choices.slice(0, limit).map((c) => `'${c}'`).join(', ');
+  const more = choices.length > limit ? ` (and ${choices.length - limit} more)` : '';
+  return `${closest ? `Did you mean '${closest}'? ` : ''}Valid choices: ${listed}${more}.`;
+}

@@ -1,0 +1,43 @@
+/**
+ * The contract between the service and a skill module: a skill declares tools, each with a
+ * name, a description for the model, a zod input schema and a handler. Copy skills/data_analyst
+ * to start a new one.
+ */
+import type { z } from 'zod';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { DataAccess } from '../data/dataAccess.ts';
+import type { Logger } from '../logging/logger.ts';
+
+export { ToolError } from '../errors/index.ts';
+
+/** What a tool handler can use: the catalog, the read-only data layer, a logger, and a cancel signal. */
+export interface ToolContext {
+  catalog: Catalog;
+  data: DataAccess;
+  logger: Logger;
+  signal?: AbortSignal;
+}
+
+export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
+  /** snake_case, unique across all skills: models and dashboards call tools by this name. */
+  name: string;
+  /** Shown to the model: say what the tool answers and when to use it. */
+  description: string;
+  input: Input;
+  /** Returns a JSON-serialisable result; throw ToolError for failures the model can fix. */
+  handler: (input: z.infer<Input>, context: ToolContext) => unknown | Promise<unknown>;
+}
+
+export interface SkillModule {
+  tools: ToolDefinition[];
+}
+
+/** Declares one tool, keeping the handler's argument typed by its schema. */
+export function defineTool<Input extends z.ZodType>(tool: ToolDefinition<Input>): ToolDefinition {
+  return tool as unknown as ToolDefinition;
+}
+
+/** Declares a skill module; the default export of `skills/<name>/index.ts`. */
+export function defineSkill(skill: SkillModule): SkillModule {
+  return skill;
+}

@@ -1,0 +1,139 @@
+/**
+ * Maps each tool name to its skill and runs tool calls: arguments are parsed and validated,
+ * and every failure comes back as a structured error the model can act on, never a throw.
+ */
+import { z } from 'zod';
+import { ConfigurationError, ToolError, type ToolErrorPayload } from '../errors/index.ts';
+import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
+import type { ToolContext, ToolDefinition } from './api.ts';
+import type { Skill } from './loader.ts';
+
+export type ToolOutcome = { ok: true; result: unknown } | { ok: false; error: ToolErrorPayload['error'] };
+
+export interface RegisteredTool {
+  skill: Skill;
+  tool: ToolDefinition;
+  /** JSON Schema of the input, as models and dashboards see it. */
+  inputSchema: Record<string, unknown>;
+}
+
+/** Tool name → skill and tool, built once at startup. */
+export class SkillRegistry {
+  readonly skills: readonly Skill[];
+  private readonly tools = new Map<string, RegisteredTool>();
+
+  /** @throws ConfigurationError when two skills declare the same tool name. */
+  constructor(skills: readonly Skill[]) {
+    this.skills = skills;
+    for (const skill of skills) {
+      for (const tool of skill.tools) {
+        const existing = this.tools.get(tool.name);
+        if (existing) {
+          throw new ConfigurationError(
+            `Duplicate tool name '${tool.name}': declared by skill '${existing.skill.name}' (${existing.skill.directory}) and skill '${skill.name}' (${skill.directory}). Tool names must be unique across skills.`,
+          );
+        }
+        this.tools.set(tool.name, { skill, tool, inputSchema: jsonSchemaOf(tool) });
+      }
+    }
+  }
+
+  /** Every tool, in skill order. */
+  list(): RegisteredTool[] {
+    return [...this.tools.values()];
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.tools.get(name);
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  /**
+   * Runs one tool call. `rawArguments` may be an object or a JSON string (as some providers send).
+   * Never throws: unknown tools, malformed or invalid arguments and handler failures all
+   * become `{ok: false, error}`. Unexpected errors are reported to `onUnexpectedError`, not to the caller.
+   */
+  async execute(name: string, rawArguments: unknown, context: ToolContext): Promise<ToolOutcome> {
+    try {
+      const registered = this.tools.get(name);
+      if (!registered) throw this.unknownTool(name);
+      const input = parseArguments(rawArguments);
+      const parsed = registered.tool.input.safeParse(input);
+      if (!parsed.success) throw invalidArguments(name, parsed.error, registered);
+      const result = await registered.tool.handler(parsed.data, context);
+      return { ok: true, result };
+    } catch (error) {
+      if (ToolError.isInstance(error)) return { ok: false, error: error.toPayload().error };
+      context.logger.error({ err: error, tool: name }, 'tool failed unexpectedly');
+      return {
+        ok: false,
+        error: {
+          code: 'internal_error',
+          message: `The tool '${name}' failed unexpectedly.`,
+          hint: 'Try again with different arguments or another tool; the error was logged for the operators.',
+        },
+      };
+    }
+  }
+
+  private unknownTool(name: string): ToolError {
+    const choices = this.names();
+    return new ToolError('unknown_tool', `There is no tool named '${name}'.`, {
+      hint: suggestionHint(name, choices),
+      details: { choices, closest: closestMatch(name, choices) ?? null },
+    });
+  }
+}
+
+function jsonSchemaOf(tool: ToolDefinition): Record<string, unknown> {
+  try {
+    const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    delete schema.$schema;
+    return schema;
+  } catch (error) {
+    throw new ConfigurationError(`Tool '${tool.name}': its input schema cannot be expressed as JSON Schema: ${(error as Error).message}`);
+  }
+}
+
+function parseArguments(raw: unknown): unknown {
+  if (raw === undefined || raw === null || raw === '') return {};
+  if (typeof raw === 'string') {
+    try {
+      return JSON.parse(raw);
+    } catch (error) {
+      throw new ToolError('malformed_arguments', `The arguments are not valid JSON: ${(error as Error).message}.`, {
+        hint: 'Send the arguments again as one complete JSON object.',
+        details: { received: raw.length > 500 ? `${raw.slice(0, 500)}…` : raw },
+      });
+    }
+  }
+  return raw;
+}
+
+function invalidArguments(name: string, error: z.ZodError, registered: RegisteredTool): ToolError {
+  const issues = error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.') || '(arguments)',
+    message: describeIssue(issue, registered),
+  }));
+  const properties = Object.keys((registered.inputSchema.properties as Record<string, unknown> | undefined) ?? {});
+  const required = (registered.inputSchema.required as string[] | undefined) ?? [];
+  return new ToolError('invalid_arguments', `Invalid arguments for '${name}': ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, {
+    hint: `Arguments of '${name}': ${properties.map((p) => (required.includes(p) ? `${p} (required)` : p)).join(', ') || 'none'}.`,
+    details: { issues },
+  });
+}
+
+function describeIssue(issue: z.core.$ZodIssue, registered: RegisteredTool): string {
+  if (issue.code === 'unrecognized_keys') {
+    const known = Object.keys((registered.inputSchema.properties as Record<string, unknown> | undefined) ?? {});
+    const parts = issue.keys.map((key) => {
+      const closest = closestMatch(key, known);
+      return `'${key}' is not an argument${closest ? ` (did you mean '${closest}'?)` : ''}`;
+    });
+    return parts.join('; ');
+  }
+  return issue.message;
+}
