@@ -21,6 +21,9 @@ export function interpretComparison(outcome: ComparisonOutcome, names: { a: stri
   ].filter(Boolean);
   if (problems.length === 0) {
     parts.push(`Full alignment: all ${plural(alignedRows, 'aligned row')} match.`);
+  } else if (alignedRows === 1) {
+    const only = counts.only_in_a ? names.a : counts.only_in_b ? names.b : undefined;
+    parts.push(only ? `The one aligned row exists only in ${only}.` : `The one aligned row is a ${counts.major_diff ? 'major' : 'minor'} difference.`);
   } else {
     const quality = matchShare >= 95 ? 'Good alignment' : matchShare >= 80 ? 'Partial alignment' : 'Poor alignment';
     parts.push(`${quality} (${formatPercent(matchShare)} of ${plural(alignedRows, 'aligned row')} match): ${problems.join(', ')}.`);

@@ -17,7 +17,9 @@ export function closestMatch(input: string, choices: readonly string[]): string 
     const candidate = choice.toLowerCase();
     if (candidate === wanted) return choice;
     const contained = candidate.includes(wanted) || wanted.includes(candidate);
-    const score = contained ? 0.5 : distance(wanted, candidate) / Math.max(wanted.length, candidate.length);
+    const relative = distance(wanted, candidate) / Math.max(wanted.length, candidate.length);
+    // A prefix or fragment ("fi", "filter") is a strong hint; among several, the nearest wins.
+    const score = contained ? relative / 4 : relative;
     if (score < bestScore) {
       bestScore = score;
       best = choice;

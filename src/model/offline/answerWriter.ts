@@ -111,10 +111,10 @@ export function comparisonAnswer(result: Json, drillDown: Json | undefined): str
     const extra = (drillDown.align_on as string[]).filter((d) => !aligned.includes(d) && d !== 'currency');
     const drillRows: Json[] = drillDown.top_differences;
     if (drillRows.length) {
-      lines.push(`By ${extra.join(' × ')}, the differences sit in:`);
+      lines.push(`By ${extra.join(' × ').replace(/_/g, ' ')}, the differences sit in:`);
       for (const row of drillRows.slice(0, 5)) lines.push(`- ${differenceLine(row, [...extra, ...aligned], labelA, labelB)}`);
       const rest = drillDown.summary.match;
-      if (rest > 0) lines.push(`The other ${rest} ${extra.join(' × ')} row${rest === 1 ? '' : 's'} match.`);
+      if (rest > 0) lines.push(`The other ${rest} ${extra.join(' × ').replace(/_/g, ' ')} row${rest === 1 ? '' : 's'} match.`);
     }
   }
   return lines.join('\n');
