@@ -226,6 +226,40 @@ describe('POST /chat against an OpenAI-compatible provider', () => {
     expectValidSequence(messages, 'midTurn');
   });
 
+  // Adapted: the model's order of calls is NOT kept when a malformed call precedes a valid one
+  // (src/agent/turnPreparation.ts normaliseAssistantMessage appends invalid_tool_calls after
+  // tool_calls), so this asserts the pairing only, order-independently. See the report.
+  it('answers every call of a turn that mixes a malformed and a valid call, each paired by id', async () => {
+    const service = await buildService();
+    mock.enqueue(
+      {
+        toolCalls: [
+          { name: 'query_source', arguments: '{"source": "fi_rep', id: 'call_first_bad' },
+          { name: 'list_sources', arguments: {}, id: 'call_second_ok' },
+        ],
+      },
+      { content: 'Listed the sources.' },
+    );
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const response = await chat(service, { message: 'What sources are there?' }).finally(() => warn.mockRestore());
+
+    expect(response.status).toBe(200);
+    const body = response.body as ChatBody;
+    expect(body).toMatchObject({ finished: true, iterations: 2, answer: 'Listed the sources.' });
+    const byId = new Map(body.tool_calls.map((c) => [c.id, c]));
+    expect([...byId.keys()].sort()).toEqual(['call_first_bad', 'call_second_ok']);
+    expect(byId.get('call_first_bad')).toMatchObject({ name: 'query_source', ok: false, result: { error: { code: 'malformed_arguments' } } });
+    expect(byId.get('call_second_ok')).toMatchObject({ name: 'list_sources', ok: true });
+
+    const messages = messagesOf(1);
+    const { assistant, tools } = toolExchange(messages);
+    const sentIds = assistant.tool_calls!.map((c) => c.id);
+    expect([...sentIds].sort()).toEqual(['call_first_bad', 'call_second_ok']);
+    expect(tools.map((m) => m.tool_call_id)).toEqual(sentIds);
+    expect(body.tool_calls.map((c) => c.id)).toEqual(sentIds);
+    expectValidSequence(messages, 'midTurn');
+  });
+
   it('answers an unknown tool name with unknown_tool and the valid choices', async () => {
     const service = await buildService();
     mock.enqueue({ toolCalls: [{ name: 'drop_tables', arguments: { confirm: true }, id: 'call_drop' }] }, { content: 'I can only read data.' });
@@ -406,6 +440,33 @@ describe('POST /chat against an OpenAI-compatible provider', () => {
     expect(mock.requests).toHaveLength(1);
   });
 
+  it('answers 503 model-rate-limited at once for a 429 without retry-after (not retried)', async () => {
+    const service = await buildService({ MODEL_MAX_RETRIES: '1' });
+    mock.enqueue({ status: 429 }, { content: 'never sent' });
+
+    const response = await chat(service, { message: 'Busy?' });
+
+    expect(response.status).toBe(503);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.body).toMatchObject({ type: '/problems/model-rate-limited', status: 503, reason: 'rate_limited' });
+    expect(mock.requests).toHaveLength(1);
+    expect(mock.pending()).toBe(1);
+  });
+
+  it('bounds the whole question by CHAT_DEADLINE_MS even when the model timeout is longer', async () => {
+    const service = await buildService({ CHAT_DEADLINE_MS: '1000', MODEL_TIMEOUT_MS: '5000', MODEL_MAX_RETRIES: '1' });
+    mock.enqueue({ hang: true });
+
+    const started = Date.now();
+    const response = await chat(service, { message: 'Still there?' });
+    const elapsed = Date.now() - started;
+
+    expect(response.status).toBe(504);
+    expect(response.body).toMatchObject({ type: '/problems/model-timeout', reason: 'timeout' });
+    expect(elapsed).toBeLessThan(3000);
+    expect(mock.requests).toHaveLength(1);
+  });
+
   it('sends the earlier question and answer with a follow-up; an unknown session is a 404', async () => {
     const service = await buildService();
     mock.enqueue({ content: 'FI shows 443,100.00 EUR.' });
@@ -466,7 +527,7 @@ describe('POST /chat against an OpenAI-compatible provider', () => {
   });
 
   it('never put a stack trace in any response of this file', () => {
-    expect(seenBodies.length).toBeGreaterThanOrEqual(14);
+    expect(seenBodies.length).toBeGreaterThanOrEqual(17);
     for (const { label, body, text } of seenBodies) {
       expect(JSON.stringify(body), label).not.toMatch(STACK_TRACE);
       expect(text, label).not.toMatch(STACK_TRACE);

@@ -102,19 +102,24 @@ export function comparisonAnswer(result: Json, drillDown: Json | undefined): str
   }
   lines.push(result.interpretation);
   const aligned = (result.align_on as string[]).filter((d) => d !== 'currency');
+  // Dimensions pinned to one value by a filter on both sides are already said in the first line.
+  const pinned = (name: string) => typeof result.filters_a?.[name] === 'string' && result.filters_a[name] === result.filters_b?.[name];
+  const shown = (dimensions: string[]) => (dimensions.some((d) => !pinned(d)) ? dimensions.filter((d) => !pinned(d)) : dimensions);
   const rows: Json[] = result.top_differences;
   if (rows.length > 1 || (rows.length === 1 && summary.aligned_rows > 1)) {
     lines.push(`Largest differences (by ${aligned.join(' × ')}):`);
-    for (const row of rows.slice(0, 5)) lines.push(`- ${differenceLine(row, aligned, labelA, labelB)}`);
+    for (const row of rows.slice(0, 5)) lines.push(`- ${differenceLine(row, shown(aligned), labelA, labelB)}`);
   }
   if (drillDown && !drillDown.error) {
     const extra = (drillDown.align_on as string[]).filter((d) => !aligned.includes(d) && d !== 'currency');
     const drillRows: Json[] = drillDown.top_differences;
     if (drillRows.length) {
       lines.push(`By ${extra.join(' × ').replace(/_/g, ' ')}, the differences sit in:`);
-      for (const row of drillRows.slice(0, 5)) lines.push(`- ${differenceLine(row, [...extra, ...aligned], labelA, labelB)}`);
+      for (const row of drillRows.slice(0, 5)) lines.push(`- ${differenceLine(row, shown([...extra, ...aligned]), labelA, labelB)}`);
       const rest = drillDown.summary.match;
-      if (rest > 0) lines.push(`The other ${rest} ${extra.join(' × ').replace(/_/g, ' ')} row${rest === 1 ? '' : 's'} match.`);
+      const what = extra.join(' × ').replace(/_/g, ' ');
+      const unit = shown([...extra, ...aligned]).length === extra.length ? what : `${what} row`;
+      if (rest > 0) lines.push(rest === 1 ? `The remaining ${unit} matches.` : `The other ${rest} ${unit}s match.`);
     }
   }
   return lines.join('\n');

@@ -129,8 +129,11 @@ export function findPeriods(text: string, year: number): FilterValue | undefined
     const to = periodOf(range[2]!, year) ?? parsePeriodSpan(range[2]!)?.to;
     if (from && to) return { from, to };
   }
-  const quarter = /\b(q[1-4]|h[12])\s*(?:of\s+)?(\d{4})?\b/i.exec(text);
-  if (quarter) return parsePeriodSpan(`${quarter[1]} ${quarter[2] ?? year}`);
+  const quarter = /\b(q[1-4]|h[12])\s*(?:of\s+)?(\d{4})?\b/i.exec(text) ?? /\bquarter\s*([1-4])\s*(?:of\s+)?(\d{4})?\b/i.exec(text);
+  if (quarter) {
+    const span = quarter[1]!.length === 1 ? `Q${quarter[1]}` : quarter[1]!;
+    return parsePeriodSpan(`${span} ${quarter[2] ?? year}`);
+  }
   const found: { at: number; period: string }[] = [];
   const patterns = [
     /\b(\d{4}0(?:0[1-9]|1[0-6]))\b/g, // 2024012
@@ -168,8 +171,8 @@ function periodOf(fragment: string, year: number): string | undefined {
 
 function findAccounts(text: string, sources: Source[]): Record<string, FilterValue> {
   const has = (dimension: string) => sources.every((source) => source.dimensions.has(dimension));
-  const group = /\b(G\d{5,10})\b/.exec(text)?.[1];
-  if (group && has('group_account')) return { group_account: group.toUpperCase() };
+  const groups = [...new Set([...text.matchAll(/\b(G\d{5,10})\b/gi)].map((m) => m[1]!.toUpperCase()))];
+  if (groups.length && has('group_account')) return { group_account: groups.length === 1 ? groups[0]! : groups };
   const gl = /\b(?:gl\s+)?account\s*[:#]?\s*(\d{5,10})\b/i.exec(text)?.[1];
   if (!gl) return {};
   if (has('gl_account')) return { gl_account: gl };
