@@ -33,7 +33,7 @@ const environmentSchema = z.object({
   SKILLS_DIR: z.string().min(1).default(path.join(projectRoot, 'skills')),
   MODEL_PROVIDER: z.enum(['auto', 'openai', 'offline'], { error: "must be 'auto', 'openai' or 'offline'" }).default('auto'),
   OPENAI_API_KEY: optionalText,
-  OPENAI_BASE_URL: optionalText.pipe(z.url({ error: 'must be an http(s) URL such as http://localhost:11434/v1' }).optional()),
+  OPENAI_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:11434/v1' }).optional()),
   OPENAI_MODEL: optionalText,
   MODEL_TIMEOUT_MS: integer(1000, 600_000).default(60_000),
   MODEL_MAX_RETRIES: integer(0, 10).default(2),

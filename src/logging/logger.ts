@@ -20,7 +20,7 @@ export function createLogger(options: LoggerOptions): Logger {
       paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'apiKey', '*.apiKey', 'config.model.apiKey'],
       censor: '[redacted]',
     },
-    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
+    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
   });
 }
 
