@@ -11,7 +11,7 @@ import type { ToolContext } from '../skills/api.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import { MAX_MODEL_CALLS_PER_QUESTION } from './constants.ts';
 import { hasToolCalls, reachedModelCallLimit } from './stopConditions.ts';
-import { summariseUnfinishedRun } from './unfinishedRun.ts';
+import { summariseFindings, summariseUnfinishedRun } from './unfinishedRun.ts';
 import { executeToolCalls, type ToolCallRecord } from './toolExecution.ts';
 import { normaliseAssistantMessage, prepareMessages, questionMessage } from './turnPreparation.ts';
 
@@ -77,7 +77,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult
     );
     turn.push(message);
     if (!hasToolCalls(reply)) {
-      return { answer: textOf(message), finished: true, stopReason: 'completed', iterations, toolCalls, usage, messages: turn };
+      // Some local models end a turn with no text at all; the user still gets the findings.
+      const answer = textOf(message).trim() || summariseFindings(toolCalls, 'The model finished without writing an answer.');
+      return { answer, finished: true, stopReason: 'completed', iterations, toolCalls, usage, messages: turn };
     }
     const executed = await executeToolCalls(calls, registry, { ...toolContext, signal });
     turn.push(...executed.messages);

@@ -40,18 +40,22 @@ export interface PendingToolCall {
  * history always pairs each call with exactly one tool result.
  */
 export function normaliseAssistantMessage(message: AIMessage): { message: AIMessage; calls: PendingToolCall[] } {
-  const calls: PendingToolCall[] = [];
-  for (const call of message.tool_calls ?? []) {
-    calls.push({ id: call.id || generatedId(), name: call.name, args: (call.args ?? {}) as Record<string, unknown> });
-  }
-  for (const invalid of message.invalid_tool_calls ?? []) {
-    calls.push({
-      id: invalid.id || generatedId(),
-      name: invalid.name ?? 'unknown',
-      args: {},
-      malformed: { raw: invalid.args ?? '', reason: invalid.error ?? 'arguments are not valid JSON' },
-    });
-  }
+  const calls = inModelOrder(message).map((call): PendingToolCall => {
+    if (call.kind === 'invalid') {
+      return {
+        id: call.value.id || generatedId(),
+        name: call.value.name ?? 'unknown',
+        args: {},
+        malformed: { raw: call.value.args ?? '', reason: call.value.error ?? 'arguments are not valid JSON' },
+      };
+    }
+    const { id, name, args } = call.value;
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      // Valid JSON that is not an object ("fi_reporting", [1]) cannot be tool arguments.
+      return { id: id || generatedId(), name, args: {}, malformed: { raw: JSON.stringify(args), reason: 'arguments must be a JSON object' } };
+    }
+    return { id: id || generatedId(), name, args: args as Record<string, unknown> };
+  });
   if (calls.length === 0) return { message, calls };
   const normalised = new AIMessage({
     content: message.content,
@@ -61,6 +65,45 @@ export function normaliseAssistantMessage(message: AIMessage): { message: AIMess
     response_metadata: message.response_metadata,
   });
   return { message: normalised, calls };
+}
+
+type ParsedCall = NonNullable<AIMessage['tool_calls']>[number];
+type InvalidCall = NonNullable<AIMessage['invalid_tool_calls']>[number];
+type OrderedCall = { kind: 'valid'; value: ParsedCall } | { kind: 'invalid'; value: InvalidCall };
+
+/**
+ * LangChain splits a turn's calls into `tool_calls` and `invalid_tool_calls`, losing their
+ * order. The provider's raw list (when present) restores it: a raw call whose arguments parse
+ * as JSON became the next valid call, any other the next invalid one.
+ */
+function inModelOrder(message: AIMessage): OrderedCall[] {
+  const valid = [...(message.tool_calls ?? [])];
+  const invalid = [...(message.invalid_tool_calls ?? [])];
+  const raw = message.additional_kwargs?.tool_calls;
+  const ordered: OrderedCall[] = [];
+  if (Array.isArray(raw) && raw.length === valid.length + invalid.length) {
+    for (const call of raw) {
+      if (parsesAsJson(call?.function?.arguments)) {
+        const value = valid.shift();
+        if (value) ordered.push({ kind: 'valid', value });
+      } else {
+        const value = invalid.shift();
+        if (value) ordered.push({ kind: 'invalid', value });
+      }
+    }
+  }
+  ordered.push(...valid.map((value) => ({ kind: 'valid' as const, value })), ...invalid.map((value) => ({ kind: 'invalid' as const, value })));
+  return ordered;
+}
+
+function parsesAsJson(text: unknown): boolean {
+  if (typeof text !== 'string') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function generatedId(): string {

@@ -6,7 +6,12 @@ import type { ToolCallRecord } from './toolExecution.ts';
 
 /** A readable account of an unfinished run, built only from the tool results. */
 export function summariseUnfinishedRun(records: readonly ToolCallRecord[], limit: number): string {
-  const lines = [`I stopped after ${limit} model calls, the limit for one question, before reaching a final answer.`];
+  return summariseFindings(records, `I stopped after ${limit} model calls, the limit for one question, before reaching a final answer.`);
+}
+
+/** `lead`, then what the tool calls found, then how to go on. */
+export function summariseFindings(records: readonly ToolCallRecord[], lead: string): string {
+  const lines = [lead];
   const findings = records.map(describeRecord).filter(Boolean);
   if (findings.length === 0) {
     lines.push('No tool call produced a result yet.');
