@@ -55,7 +55,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (type === 'entity.parse.failed') return sendProblem(response, 'invalidJson', `The body could not be parsed as JSON: ${(error as Error).message}.`);
     if (type === 'entity.too.large') return sendProblem(response, 'payloadTooLarge', `The body exceeds the limit of ${(error as { limit?: number }).limit ?? 'the allowed'} bytes.`);
     if (type === 'encoding.unsupported' || type === 'charset.unsupported') return sendProblem(response, 'unsupportedMediaType', (error as Error).message);
-    if (status && status >= 400 && status < 500) return sendProblem(response, 'invalidRequest', (error as Error).message);
+    if (status === 404) return sendProblem(response, 'notFound', 'The requested resource is not available.');
+    // Other 4xx errors come from body parsing; their messages are written for clients (`expose`).
+    if (status && status >= 400 && status < 500) {
+      return sendProblem(response, 'invalidRequest', (error as { expose?: boolean }).expose ? (error as Error).message : 'The request could not be processed.');
+    }
     if (ModelProviderError.isInstance(error)) return sendModelProblem(response, error);
     logger.error({ err: error }, 'unhandled error');
     sendProblem(response, 'internal', 'Something went wrong on our side; the error was logged.');

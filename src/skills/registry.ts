@@ -59,7 +59,7 @@ export class SkillRegistry {
   async execute(name: string, rawArguments: unknown, context: ToolContext): Promise<ToolOutcome> {
     try {
       const registered = this.tools.get(name);
-      if (!registered) throw this.unknownTool(name);
+      if (!registered) throw this.unknownToolError(name);
       const input = parseArguments(rawArguments);
       const parsed = registered.tool.input.safeParse(input);
       if (!parsed.success) throw invalidArguments(name, parsed.error, registered);
@@ -79,7 +79,8 @@ export class SkillRegistry {
     }
   }
 
-  private unknownTool(name: string): ToolError {
+  /** The error for a tool name no skill declares, with the valid names and the closest one. */
+  unknownToolError(name: string): ToolError {
     const choices = this.names();
     return new ToolError('unknown_tool', `There is no tool named '${name}'.`, {
       hint: suggestionHint(name, choices),

@@ -6,6 +6,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { runAgent } from '../../agent/runLoop.ts';
 import { MAX_MESSAGE_CHARS } from '../../agent/constants.ts';
+import { ModelProviderError } from '../../errors/index.ts';
 import { toModelProviderError } from '../../model/providerErrors.ts';
 import type { AppServices } from '../app.ts';
 import { sendModelProblem, sendProblem } from '../problem.ts';
@@ -15,7 +16,7 @@ const chatRequest = z.strictObject({
   message: z
     .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
     .refine((text) => text.trim().length > 0, { error: 'must not be empty' })
-    .refine((text) => text.length <= MAX_MESSAGE_CHARS, { error: `must be at most ${MAX_MESSAGE_CHARS} characters` }),
+    .refine((text) => [...text].length <= MAX_MESSAGE_CHARS, { error: `must be at most ${MAX_MESSAGE_CHARS} characters` }),
   session_id: z.uuid({ error: 'must be a session id returned by an earlier /chat response' }).optional(),
 });
 
@@ -61,9 +62,11 @@ export function chatRoutes(services: AppServices): Router {
         usage: result.usage,
       });
     } catch (error) {
-      const failure = toModelProviderError(error, signal);
+      if (disconnected.signal.aborted || response.headersSent) return;
+      if (!ModelProviderError.isInstance(error) && !signal.aborted) throw error; // a bug: the error handler logs it and answers 500
+      const failure = ModelProviderError.isInstance(error) ? error : toModelProviderError(error, signal);
       logger.warn({ reason: failure.kind, err: failure.cause }, 'chat failed: model provider');
-      if (!response.headersSent && !disconnected.signal.aborted) sendModelProblem(response, failure, { session_id: session.id });
+      sendModelProblem(response, failure, { session_id: session.id });
     }
   });
   return router;

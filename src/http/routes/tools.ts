@@ -5,7 +5,6 @@
 import { Router } from 'express';
 import type { AppServices } from '../app.ts';
 import { sendProblem } from '../problem.ts';
-import { closestMatch } from '../../shared/closestMatch.ts';
 
 export function toolRoutes(services: AppServices): Router {
   const router = Router();
@@ -28,15 +27,12 @@ export function toolRoutes(services: AppServices): Router {
   router.post('/tools/:name', async (request, response) => {
     const name = request.params.name;
     if (!services.registry.get(name)) {
-      const choices = services.registry.names();
-      const closest = closestMatch(name, choices);
-      sendProblem(response, 'toolNotFound', `There is no tool named '${name}'.${closest ? ` Did you mean '${closest}'?` : ''}`, {
-        error: { code: 'unknown_tool', message: `There is no tool named '${name}'.`, choices, closest: closest ?? null },
-      });
+      const { error } = services.registry.unknownToolError(name).toPayload();
+      sendProblem(response, 'toolNotFound', `${error.message} ${error.hint ?? ''}`.trim(), { error });
       return;
     }
-    const hasBody = request.headers['content-length'] !== '0' && request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
-    if (hasBody && !request.is('application/json')) {
+    // No body at all means no arguments; a body in another format is refused.
+    if (request.headers['content-type'] !== undefined && !request.is('application/json')) {
       sendProblem(response, 'unsupportedMediaType', "Send the tool arguments as a JSON object with 'Content-Type: application/json'.");
       return;
     }
@@ -53,7 +49,9 @@ export function toolRoutes(services: AppServices): Router {
       response.json({ tool: name, ok: true, result: outcome.result, duration_ms: durationMs });
       return;
     }
-    sendProblem(response, 'toolError', outcome.error.message, { tool: name, ok: false, error: outcome.error, duration_ms: durationMs });
+    // A crash inside the tool is our fault, not the caller's: 500, still with the tool's error shape.
+    const kind = outcome.error.code === 'internal_error' ? 'internal' : 'toolError';
+    sendProblem(response, kind, outcome.error.message, { tool: name, ok: false, error: outcome.error, duration_ms: durationMs });
   });
 
   return router;

@@ -1,0 +1,566 @@
+/**
+ * Contract test: openapi.yaml against the real app, in-process. Every response below must have
+ * a status the spec declares for its route, the declared content type, and a body that
+ * validates against the schema the spec gives for that route + status + content type
+ * (read from `paths`, following `$ref`s, never restated here). Also checks that the spec and
+ * the app list the same routes, that the spec's examples are valid, and that the problem types
+ * and tool error codes in the spec are the ones the code uses.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { FormatsPlugin } from 'ajv-formats';
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { loadConfig } from '../../src/config/config.ts';
+import { problemTypes } from '../../src/http/problem.ts';
+import { silentLogger } from '../../src/logging/logger.ts';
+import { createService, type Service } from '../../src/service.ts';
+
+type Json = Record<string, unknown>;
+type Method = 'get' | 'post';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const specText = readFileSync(path.join(root, 'openapi.yaml'), 'utf8');
+const spec = parseYaml(specText) as Json;
+
+// ajv-formats is CommonJS: depending on the loader the default import is the plugin or its module.
+const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as unknown as FormatsPlugin;
+
+/** The whole document is registered under this id, so `#/components/...` refs resolve inside it. */
+const SPEC_ID = 'https://analyst-agent.test/openapi.yaml';
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addSchema(spec, SPEC_ID);
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+// ---------------------------------------------------------------------------------------------
+// Reading the spec
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function escapePointer(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+function pointerOf(...segments: string[]): string {
+  return segments.map((s) => `/${escapePointer(s)}`).join('');
+}
+
+/** The node at a JSON pointer of the spec (`/paths/~1chat/post`). */
+function at(pointer: string): unknown {
+  let node: unknown = spec;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (!isObject(node)) throw new Error(`openapi.yaml: ${pointer} does not exist (stopped at '${key}')`);
+    node = node[key];
+  }
+  if (node === undefined) throw new Error(`openapi.yaml: ${pointer} does not exist`);
+  return node;
+}
+
+/** Follows local `$ref`s; returns the node and the pointer it really lives at. */
+function deref(pointer: string): { node: Json; pointer: string } {
+  let current = pointer;
+  for (let hops = 0; hops < 10; hops += 1) {
+    const node = at(current);
+    if (!isObject(node)) throw new Error(`openapi.yaml: ${current} is not an object`);
+    const ref = node.$ref;
+    if (typeof ref !== 'string') return { node, pointer: current };
+    if (!ref.startsWith('#/')) throw new Error(`openapi.yaml: only local $refs are supported, got ${ref}`);
+    current = ref.slice(1);
+  }
+  throw new Error(`openapi.yaml: $ref cycle at ${pointer}`);
+}
+
+const validators = new Map<string, ValidateFunction>();
+
+/** A validator for the schema at `pointer` in the spec, compiled once. */
+function validatorAt(pointer: string): ValidateFunction {
+  let validate = validators.get(pointer);
+  if (!validate) {
+    at(pointer); // fail clearly when the pointer is wrong
+    const fragment = pointer.split('/').map(encodeURIComponent).join('/');
+    validate = ajv.compile({ $ref: `${SPEC_ID}#${fragment}` });
+    validators.set(pointer, validate);
+  }
+  return validate;
+}
+
+function errorsOf(validate: ValidateFunction): string {
+  return ajv.errorsText(validate.errors, { separator: '\n  ' });
+}
+
+function expectValid(pointer: string, value: unknown, what: string): void {
+  const validate = validatorAt(pointer);
+  const valid = validate(value);
+  expect(valid, `${what} does not match ${pointer}:\n  ${errorsOf(validate)}\n${JSON.stringify(value, null, 2).slice(0, 2000)}`).toBe(true);
+}
+
+const paths = spec.paths as Record<string, Json>;
+
+/** Every operation of the spec: `POST /tools/{name}` … */
+const operations: { method: Method; template: string }[] = Object.entries(paths).flatMap(([template, item]) =>
+  HTTP_METHODS.filter((method) => isObject(item[method])).map((method) => ({ method: method as Method, template })),
+);
+
+function templateRegex(template: string): RegExp {
+  const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+  return new RegExp(`^${escaped}$`);
+}
+
+/** The spec path template a concrete request path belongs to, if any. */
+function templateFor(method: Method, requestPath: string): string | undefined {
+  const pathname = requestPath.split('?')[0]!;
+  return operations.find((op) => op.method === method && templateRegex(op.template).test(pathname))?.template;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checking responses
+
+const exercised = new Set<string>();
+
+/** The raw body: superagent keeps `text` for text and JSON types, a custom parser puts it in `body`. */
+function textOf(response: supertest.Response): string {
+  return typeof response.text === 'string' ? response.text : typeof response.body === 'string' ? response.body : '';
+}
+
+function mediaTypeOf(response: supertest.Response): string {
+  return String(response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** Checks a response object of the spec (at `pointer`) against a real response. */
+function expectResponseMatches(pointer: string, response: supertest.Response, what: string): void {
+  const { node: declared, pointer: real } = deref(pointer);
+  const content = (declared.content ?? {}) as Json;
+  const mediaType = mediaTypeOf(response);
+  expect(Object.keys(content), `${what}: content type '${mediaType}' is not declared at ${real}`).toContain(mediaType);
+  const body = mediaType.endsWith('json') ? (response.body as unknown) : textOf(response);
+  expectValid(`${real}${pointerOf('content', mediaType, 'schema')}`, body, `${what} body`);
+  for (const [name, header] of Object.entries((declared.headers ?? {}) as Json)) {
+    const { node: headerObject, pointer: headerPointer } = deref(`${real}${pointerOf('headers', name)}`);
+    const value = response.headers[name.toLowerCase()] as string | undefined;
+    if (headerObject.required === true) expect(value, `${what}: header ${name} is required`).toBeDefined();
+    if (value !== undefined) expectValid(`${headerPointer}/schema`, value, `${what} header ${name} (${JSON.stringify(header)})`);
+  }
+}
+
+/**
+ * Asserts the expected status, then that the spec declares that status for the route and that
+ * content type and body match it. Records the operation as exercised.
+ */
+function expectSpecResponse(response: supertest.Response, method: Method, requestPath: string, status: number): void {
+  const what = `${method.toUpperCase()} ${requestPath} → ${response.status}`;
+  expect(response.status, `${what}: ${textOf(response).slice(0, 500)}`).toBe(status);
+  const template = templateFor(method, requestPath);
+  expect(template, `${method.toUpperCase()} ${requestPath} is not a path of openapi.yaml`).toBeDefined();
+  exercised.add(`${method.toUpperCase()} ${template}`);
+  const responses = at(pointerOf('paths', template!, method, 'responses')) as Json;
+  expect(Object.keys(responses), `${what}: status ${status} is not declared for ${method.toUpperCase()} ${template}`).toContain(String(status));
+  expectResponseMatches(pointerOf('paths', template!, method, 'responses', String(status)), response, what);
+}
+
+/** Expects a problem document of this type (and the matching status). */
+function expectProblem(response: supertest.Response, type: string): Json {
+  const body = response.body as Json;
+  expect(mediaTypeOf(response)).toBe('application/problem+json');
+  expect(body.type).toBe(type);
+  expect(body.status).toBe(response.status);
+  expect(body.request_id).toBe(response.headers['x-request-id']);
+  return body;
+}
+
+/** The requestBody schema pointer the spec declares for an operation and content type. */
+function requestSchemaPointer(method: Method, template: string, mediaType = 'application/json'): string {
+  const { pointer } = deref(pointerOf('paths', template, method, 'requestBody'));
+  return `${pointer}${pointerOf('content', mediaType, 'schema')}`;
+}
+
+function requestIsValid(method: Method, template: string, body: unknown): boolean {
+  return validatorAt(requestSchemaPointer(method, template))(body) as boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+let service: Service;
+let api: ReturnType<typeof supertest>;
+
+beforeAll(async () => {
+  const config = loadConfig({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline' } as NodeJS.ProcessEnv);
+  service = await createService(config, silentLogger());
+  api = supertest(service.app);
+});
+
+afterAll(() => {
+  service?.close();
+});
+
+describe('openapi.yaml: the document', () => {
+  it('is OpenAPI 3.1.0 with an info block', () => {
+    expect(spec.openapi).toBe('3.1.0');
+    const info = spec.info as Json;
+    expect(info.title).toEqual(expect.any(String));
+    expect(info.version).toBe('0.1.0');
+    expect(String(info.description).length).toBeGreaterThan(100);
+  });
+
+  it('compiles every component schema and resolves every $ref', () => {
+    for (const name of Object.keys((spec.components as Json).schemas as Json)) {
+      expect(() => validatorAt(pointerOf('components', 'schemas', name)), name).not.toThrow();
+    }
+    const refs: string[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (isObject(node)) {
+        if (typeof node.$ref === 'string') refs.push(node.$ref);
+        Object.values(node).forEach(walk);
+      }
+    };
+    walk(spec);
+    expect(refs.length).toBeGreaterThan(10);
+    for (const ref of refs) {
+      expect(ref.startsWith('#/'), ref).toBe(true);
+      expect(() => at(ref.slice(1)), ref).not.toThrow();
+    }
+  });
+
+  it('documents an x-request-id header and a description on every response', () => {
+    for (const { method, template } of operations) {
+      const responses = at(pointerOf('paths', template, method, 'responses')) as Json;
+      for (const status of Object.keys(responses)) {
+        const { node } = deref(pointerOf('paths', template, method, 'responses', status));
+        expect(node.description, `${method} ${template} ${status}`).toEqual(expect.any(String));
+        expect(Object.keys((node.headers ?? {}) as Json), `${method} ${template} ${status}`).toContain('x-request-id');
+      }
+    }
+  });
+
+  it('lists exactly the problem types of src/http/problem.ts, each in the description of a response that returns it', () => {
+    const declared = (at('/components/schemas/ProblemType') as Json).enum as string[];
+    const fromCode = Object.values(problemTypes).map((p) => p.type);
+    expect([...declared].sort()).toEqual([...fromCode].sort());
+
+    const descriptions: string[] = [];
+    for (const { method, template } of operations) {
+      for (const status of Object.keys(at(pointerOf('paths', template, method, 'responses')) as Json)) {
+        descriptions.push(String(deref(pointerOf('paths', template, method, 'responses', status)).node.description));
+      }
+    }
+    descriptions.push(String(deref('/components/responses/NotFound').node.description));
+    for (const problem of Object.values(problemTypes)) {
+      expect(descriptions.some((d) => d.includes(`\`${problem.type}\``) && d.includes(String(problem.status))), problem.type).toBe(true);
+    }
+  });
+
+  it('lists exactly the tool error codes of src/errors/toolError.ts', () => {
+    const source = readFileSync(path.join(root, 'src/errors/toolError.ts'), 'utf8');
+    const union = /export type ToolErrorCode =([^;]+);/.exec(source)?.[1] ?? '';
+    const fromCode = [...union.matchAll(/'([a-z_]+)'/g)].map((m) => m[1]!);
+    expect(fromCode.length).toBeGreaterThan(5);
+    const declared = (at('/components/schemas/ToolErrorCode') as Json).enum as string[];
+    expect([...declared].sort()).toEqual([...fromCode].sort());
+  });
+
+  it('has examples that validate against their schemas', () => {
+    let checked = 0;
+    const checkMediaTypes = (pointer: string, what: string) => {
+      const content = (deref(pointer).node.content ?? {}) as Json;
+      for (const [mediaType, media] of Object.entries(content)) {
+        const mediaPointer = `${deref(pointer).pointer}${pointerOf('content', mediaType)}`;
+        for (const name of Object.keys(((media as Json).examples ?? {}) as Json)) {
+          const example = deref(`${mediaPointer}${pointerOf('examples', name)}`).node;
+          expectValid(`${mediaPointer}/schema`, example.value, `${what} example '${name}'`);
+          checked += 1;
+        }
+      }
+    };
+    for (const { method, template } of operations) {
+      const operation = at(pointerOf('paths', template, method)) as Json;
+      if (operation.requestBody) checkMediaTypes(pointerOf('paths', template, method, 'requestBody'), `${method} ${template} request`);
+      for (const status of Object.keys(operation.responses as Json)) {
+        checkMediaTypes(pointerOf('paths', template, method, 'responses', status), `${method} ${template} ${status}`);
+      }
+    }
+    for (const name of Object.keys((spec.components as Json).responses as Json)) {
+      checkMediaTypes(pointerOf('components', 'responses', name), `components.responses.${name}`);
+    }
+    expect(checked).toBeGreaterThan(20);
+  });
+});
+
+describe('GET /health, /skills, /openapi.yaml', () => {
+  it('GET /health', async () => {
+    const response = await api.get('/health');
+    expectSpecResponse(response, 'get', '/health', 200);
+    expect(response.body).toMatchObject({ status: 'ok', model: { provider: 'offline' }, skills: ['data_analyst'] });
+  });
+
+  it('GET /skills', async () => {
+    const response = await api.get('/skills');
+    expectSpecResponse(response, 'get', '/skills', 200);
+    const tools = (response.body as { skills: { tools: { name: string }[] }[] }).skills.flatMap((s) => s.tools.map((t) => t.name));
+    expect(tools).toEqual(expect.arrayContaining(['list_sources', 'query_source', 'compare_sources']));
+  });
+
+  it('GET /openapi.yaml serves this document', async () => {
+    const response = await api.get('/openapi.yaml').buffer(true).parse((res, callback) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => callback(null, text));
+    });
+    expectSpecResponse(response, 'get', '/openapi.yaml', 200);
+    expect(textOf(response)).toBe(specText);
+    const served = parseYaml(textOf(response)) as Json;
+    expect(served.openapi).toBe('3.1.0');
+    expect(served).toEqual(spec);
+  });
+
+  it('echoes a valid x-request-id and replaces an invalid one', async () => {
+    const given = await api.get('/health').set('x-request-id', 'dashboard-7f3a');
+    expect(given.headers['x-request-id']).toBe('dashboard-7f3a');
+    const replaced = await api.get('/health').set('x-request-id', 'not valid!');
+    expectSpecResponse(replaced, 'get', '/health', 200);
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('POST /chat', () => {
+  const question = 'compare amount between fi_reporting and bpc_reporting for company 1000 in December 2024';
+  let sessionId: string;
+
+  it('answers a question (200) with its tool calls', async () => {
+    const body = { message: question };
+    expect(requestIsValid('post', '/chat', body)).toBe(true);
+    const response = await api.post('/chat').send(body);
+    expectSpecResponse(response, 'post', '/chat', 200);
+    const answer = response.body as { session_id: string; finished: boolean; stop_reason: string; tool_calls: { name: string; ok: boolean }[] };
+    expect(answer.finished).toBe(true);
+    expect(answer.stop_reason).toBe('completed');
+    expect(answer.tool_calls.some((call) => call.name === 'compare_sources' && call.ok)).toBe(true);
+    sessionId = answer.session_id;
+  });
+
+  it('continues the conversation with its session_id (200)', async () => {
+    const body = { message: 'and for company 2000?', session_id: sessionId };
+    expect(requestIsValid('post', '/chat', body)).toBe(true);
+    const response = await api.post('/chat').send(body);
+    expectSpecResponse(response, 'post', '/chat', 200);
+    expect((response.body as Json).session_id).toBe(sessionId);
+  });
+
+  it('refuses an unknown session_id (404 session-not-found)', async () => {
+    const body = { message: question, session_id: randomUUID() };
+    expect(requestIsValid('post', '/chat', body)).toBe(true);
+    const response = await api.post('/chat').set('x-request-id', 'contract-test-404').send(body);
+    expectSpecResponse(response, 'post', '/chat', 404);
+    expect(expectProblem(response, '/problems/session-not-found').request_id).toBe('contract-test-404');
+  });
+
+  it('refuses invalid JSON (400 invalid-json)', async () => {
+    const response = await api.post('/chat').set('Content-Type', 'application/json').send('{"message": ');
+    expectSpecResponse(response, 'post', '/chat', 400);
+    expectProblem(response, '/problems/invalid-json');
+  });
+
+  const invalidBodies: [string, unknown, string][] = [
+    ['a missing message', {}, 'message'],
+    ['an empty message', { message: '' }, 'message'],
+    ['a blank message', { message: '   \n\t' }, 'message'],
+    ['a message of the wrong type', { message: 42 }, 'message'],
+    ['a message over 8000 characters', { message: 'x'.repeat(8001) }, 'message'],
+    ['a session_id that is not a UUID', { message: question, session_id: 'abc' }, 'session_id'],
+    ['an unknown property', { message: question, foo: 1 }, '(body)'],
+    ['a body that is not an object', ['hello'], '(body)'],
+  ];
+  it.each(invalidBodies)('refuses %s (400 invalid-request with errors)', async (_label, body, errorPath) => {
+    expect(requestIsValid('post', '/chat', body), 'the spec must reject this body too').toBe(false);
+    const response = await api.post('/chat').send(body as object);
+    expectSpecResponse(response, 'post', '/chat', 400);
+    const problem = expectProblem(response, '/problems/invalid-request');
+    expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: errorPath })]));
+  });
+
+  it('refuses a body over 64 kB (413 payload-too-large)', async () => {
+    const response = await api.post('/chat').send({ message: 'x'.repeat(70_000) });
+    expectSpecResponse(response, 'post', '/chat', 413);
+    expectProblem(response, '/problems/payload-too-large');
+  });
+
+  it('refuses a text/plain body (415 unsupported-media-type)', async () => {
+    const response = await api.post('/chat').set('Content-Type', 'text/plain').send(question);
+    expectSpecResponse(response, 'post', '/chat', 415);
+    expectProblem(response, '/problems/unsupported-media-type');
+  });
+
+  it('refuses an unsupported charset (415 unsupported-media-type)', async () => {
+    const response = await api.post('/chat').set('Content-Type', 'application/json; charset=x-unknown').send(JSON.stringify({ message: question }));
+    expectSpecResponse(response, 'post', '/chat', 415);
+    expectProblem(response, '/problems/unsupported-media-type');
+  });
+});
+
+describe('POST /tools/{name}', () => {
+  it('runs list_sources with {} (200)', async () => {
+    const response = await api.post('/tools/list_sources').send({});
+    expectSpecResponse(response, 'post', '/tools/list_sources', 200);
+    const result = (response.body as { result: { sources: { name: string }[] } }).result;
+    expect(result.sources.map((s) => s.name)).toEqual(expect.arrayContaining(['fi_reporting', 'bpc_reporting', 'consolidation_mart']));
+  });
+
+  it('runs list_sources without a body (200)', async () => {
+    const response = await api.post('/tools/list_sources');
+    expectSpecResponse(response, 'post', '/tools/list_sources', 200);
+  });
+
+  it('runs query_source (200)', async () => {
+    const args = { source: 'fi_reporting', dimensions: ['company'], filters: { period: '2024012' }, order_by: 'amount desc' };
+    const response = await api.post('/tools/query_source').send(args);
+    expectSpecResponse(response, 'post', '/tools/query_source', 200);
+    expect(response.body).toMatchObject({ tool: 'query_source', ok: true, result: { source: 'fi_reporting', row_count: 3 } });
+  });
+
+  it('runs compare_sources (200)', async () => {
+    const args = { source_a: 'fi_reporting', source_b: 'bpc_reporting', measure: 'amount', filters: { company: '1000', period: '2024012' } };
+    const response = await api.post('/tools/compare_sources').send(args);
+    expectSpecResponse(response, 'post', '/tools/compare_sources', 200);
+    expect(response.body).toMatchObject({ tool: 'compare_sources', ok: true, result: { summary: { aligned_rows: 1, major_diff: 1 } } });
+  });
+
+  it('runs every request example of the spec (200), each valid for the tool input_schema from GET /skills', async () => {
+    const skills = (await api.get('/skills')).body as { skills: { tools: { name: string; input_schema: object }[] }[] };
+    const inputSchemas = new Map(skills.skills.flatMap((s) => s.tools.map((t) => [t.name, t.input_schema] as const)));
+    const examplesPointer = `${deref(pointerOf('paths', '/tools/{name}', 'post', 'requestBody')).pointer}${pointerOf('content', 'application/json', 'examples')}`;
+    const examples = at(examplesPointer) as Json;
+    const tools = new Set<string>();
+    for (const name of Object.keys(examples)) {
+      const example = deref(`${examplesPointer}${pointerOf(name)}`).node;
+      const tool = example['x-tool'];
+      expect(tool, `example '${name}' needs x-tool`).toEqual(expect.any(String));
+      const inputSchema = inputSchemas.get(tool as string);
+      expect(inputSchema, `example '${name}': unknown tool ${String(tool)}`).toBeDefined();
+      const validateInput = new Ajv2020({ strict: false }).compile(inputSchema!);
+      expect(validateInput(example.value), `example '${name}' vs input_schema of ${String(tool)}: ${JSON.stringify(validateInput.errors)}`).toBe(true);
+      const response = await api.post(`/tools/${String(tool)}`).send(example.value as object);
+      expectSpecResponse(response, 'post', `/tools/${String(tool)}`, 200);
+      tools.add(tool as string);
+    }
+    expect([...tools].sort()).toEqual(['compare_sources', 'list_sources', 'query_source']);
+  });
+
+  it('refuses a wrong source name (422 tool-error, unknown_source, closest fi_reporting)', async () => {
+    const response = await api.post('/tools/query_source').send({ source: 'fi_reports' });
+    expectSpecResponse(response, 'post', '/tools/query_source', 422);
+    const problem = expectProblem(response, '/problems/tool-error');
+    expect(problem).toMatchObject({ tool: 'query_source', ok: false, error: { code: 'unknown_source', closest: 'fi_reporting' } });
+    expect((problem.error as Json).choices).toEqual(expect.arrayContaining(['fi_reporting']));
+  });
+
+  it('refuses arguments of the wrong type (422 tool-error, invalid_arguments)', async () => {
+    const response = await api.post('/tools/query_source').send({ source: 42 });
+    expectSpecResponse(response, 'post', '/tools/query_source', 422);
+    const problem = expectProblem(response, '/problems/tool-error');
+    expect(problem).toMatchObject({ tool: 'query_source', ok: false, error: { code: 'invalid_arguments', issues: [{ path: 'source' }] } });
+  });
+
+  it('refuses an unknown tool (404 tool-not-found with error)', async () => {
+    const response = await api.post('/tools/nope').send({});
+    expectSpecResponse(response, 'post', '/tools/nope', 404);
+    const problem = expectProblem(response, '/problems/tool-not-found');
+    expect(problem.error).toMatchObject({ code: 'unknown_tool', choices: expect.arrayContaining(['query_source']) });
+  });
+
+  it('suggests the closest tool name (404 tool-not-found)', async () => {
+    const response = await api.post('/tools/query_sources').send({});
+    expectSpecResponse(response, 'post', '/tools/query_sources', 404);
+    expect((expectProblem(response, '/problems/tool-not-found').error as Json).closest).toBe('query_source');
+  });
+
+  it('refuses a body that is not an object (400 invalid-request)', async () => {
+    const response = await api.post('/tools/query_source').send(['fi_reporting']);
+    expectSpecResponse(response, 'post', '/tools/query_source', 400);
+    expectProblem(response, '/problems/invalid-request');
+  });
+
+  it('refuses invalid JSON (400 invalid-json)', async () => {
+    const response = await api.post('/tools/query_source').set('Content-Type', 'application/json').send('{"source": ');
+    expectSpecResponse(response, 'post', '/tools/query_source', 400);
+    expectProblem(response, '/problems/invalid-json');
+  });
+
+  it('refuses a body over 64 kB (413 payload-too-large)', async () => {
+    const response = await api.post('/tools/query_source').send({ source: 'x'.repeat(70_000) });
+    expectSpecResponse(response, 'post', '/tools/query_source', 413);
+    expectProblem(response, '/problems/payload-too-large');
+  });
+
+  it('refuses a text/plain body (415 unsupported-media-type)', async () => {
+    const response = await api.post('/tools/query_source').set('Content-Type', 'text/plain').send('source=fi_reporting');
+    expectSpecResponse(response, 'post', '/tools/query_source', 415);
+    expectProblem(response, '/problems/unsupported-media-type');
+  });
+});
+
+describe('routes outside the spec', () => {
+  it.each([
+    ['get', '/nowhere'],
+    ['get', '/chat'],
+    ['post', '/health'],
+    ['post', '/tools'],
+  ] as const)('%s %s is a 404 not-found problem', async (method, requestPath) => {
+    const response = await api[method](requestPath);
+    expect(response.status).toBe(404);
+    expectProblem(response, '/problems/not-found');
+    expectResponseMatches('/components/responses/NotFound', response, `${method.toUpperCase()} ${requestPath}`);
+  });
+});
+
+describe('spec ⇄ app routes', () => {
+  /** Express routes (method + path, `:name` as `{name}`) of the app and its root-mounted routers. */
+  function appRoutes(): string[] {
+    type Layer = { route?: { path: string; methods: Record<string, boolean> }; handle?: { stack?: Layer[] } };
+    const routes: string[] = [];
+    const visit = (layers: Layer[]) => {
+      for (const layer of layers) {
+        if (layer.route) {
+          const template = layer.route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+          for (const [method, enabled] of Object.entries(layer.route.methods)) if (enabled) routes.push(`${method.toUpperCase()} ${template}`);
+        } else if (layer.handle?.stack) visit(layer.handle.stack);
+      }
+    };
+    visit((service.app as unknown as { router: { stack: Layer[] } }).router.stack);
+    return routes.sort();
+  }
+
+  it('every route of the spec exists in the app (no /problems/not-found)', async () => {
+    for (const { method, template } of operations) {
+      const parameters = ((at(pointerOf('paths', template, method)) as Json).parameters ?? []) as Json[];
+      const concrete = template.replace(/\{([^}]+)\}/g, (_match, name: string) => {
+        const parameter = parameters.map((p) => (typeof p.$ref === 'string' ? (at(p.$ref.slice(1)) as Json) : p)).find((p) => p.name === name && p.in === 'path');
+        const examples = (parameter?.examples ?? {}) as Record<string, { value: string }>;
+        return Object.values(examples)[0]?.value ?? 'x';
+      });
+      const response = method === 'post' ? await api.post(concrete).send({}) : await api.get(concrete);
+      const notFound = response.status === 404 && (response.body as Json).type === '/problems/not-found';
+      expect(notFound, `${method.toUpperCase()} ${template} (${concrete}) is not served by the app`).toBe(false);
+    }
+  });
+
+  it('every route of the app is in the spec', () => {
+    const documented = operations.map(({ method, template }) => `${method.toUpperCase()} ${template}`).sort();
+    expect(appRoutes()).toEqual(documented);
+  });
+
+  // Runs last (vitest keeps the order of tests in a file): every operation had a real request above.
+  it('every path and method of the spec was exercised by a request in this file', () => {
+    const documented = operations.map(({ method, template }) => `${method.toUpperCase()} ${template}`).sort();
+    expect(documented).toEqual(['GET /health', 'GET /openapi.yaml', 'GET /skills', 'POST /chat', 'POST /tools/{name}']);
+    expect([...exercised].sort()).toEqual(documented);
+  });
+});
