@@ -24,8 +24,7 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     server.close(() => {
-      service.close();
-      process.exit(0);
+      void service.close().then(() => process.exit(0));
     });
     // In-flight requests get a grace period, then we go anyway.
     setTimeout(() => process.exit(0), 10_000).unref();

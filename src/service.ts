@@ -7,8 +7,8 @@ import path from 'node:path';
 import type { Express } from 'express';
 import { loadCatalog } from './catalog/loadCatalog.ts';
 import { projectRoot, type ServiceConfig } from './config/config.ts';
-import { createDataAccess } from './data/dataAccess.ts';
 import { openDataDatabase, tableColumns } from './data/database.ts';
+import { QueryPool } from './data/queryPool.ts';
 import { createApp } from './http/app.ts';
 import type { Logger } from './logging/logger.ts';
 import { createChatModel, type ModelDescription } from './model/createChatModel.ts';
@@ -21,7 +21,9 @@ export interface Service {
   app: Express;
   registry: SkillRegistry;
   modelDescription: ModelDescription;
-  close(): void;
+  queries: QueryPool;
+  /** Stops the query workers. */
+  close(): Promise<void>;
 }
 
 const defaultSampleDatabase = path.join(projectRoot, 'data/sample.db');
@@ -37,32 +39,34 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     buildSampleDatabase(defaultSampleDatabase);
     logger.info({ path: defaultSampleDatabase }, 'built the sample database');
   }
+  // This connection only checks the catalog against the tables; queries run in the worker pool.
   const database = openDataDatabase(config.dataDatabasePath);
+  let catalog;
   try {
-    const catalog = loadCatalog(config.catalogPath, { columnsOf: (table) => tableColumns(database, table) });
-    const registry = new SkillRegistry(await loadSkills(config.skillsDirectory));
-    const { model, description } = createChatModel(config.model, catalog, registry);
-    const data = createDataAccess(database);
-    const app = createApp({
-      catalog,
-      data,
-      registry,
-      model,
-      modelDescription: description,
-      systemPrompt: buildSystemPrompt(registry.skills),
-      sessions: new MemorySessionStore(),
-      logger,
-      chatDeadlineMs: config.chatDeadlineMs,
-      dataDatabasePath: config.dataDatabasePath,
-      openApiPath: path.join(projectRoot, 'openapi.yaml'),
-      version: packageVersion(),
-      startedAt: Date.now(),
-    });
-    return { app, registry, modelDescription: description, close: () => data.close() };
-  } catch (error) {
+    catalog = loadCatalog(config.catalogPath, { columnsOf: (table) => tableColumns(database, table) });
+  } finally {
     database.close();
-    throw error;
   }
+  const registry = new SkillRegistry(await loadSkills(config.skillsDirectory));
+  const { model, description } = createChatModel(config.model, catalog, registry);
+  const queries = await QueryPool.start({ databasePath: config.dataDatabasePath, workers: config.queryWorkers, timeoutMs: config.queryTimeoutMs, logger });
+  const app = createApp({
+    catalog,
+    data: queries,
+    queries,
+    registry,
+    model,
+    modelDescription: description,
+    systemPrompt: buildSystemPrompt(registry.skills),
+    sessions: new MemorySessionStore(),
+    logger,
+    chatDeadlineMs: config.chatDeadlineMs,
+    dataDatabasePath: config.dataDatabasePath,
+    openApiPath: path.join(projectRoot, 'openapi.yaml'),
+    version: packageVersion(),
+    startedAt: Date.now(),
+  });
+  return { app, registry, modelDescription: description, queries, close: () => queries.close() };
 }
 
 function packageVersion(): string {

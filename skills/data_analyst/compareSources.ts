@@ -62,7 +62,7 @@ export const compareSources = defineTool({
       thresholds,
       top: args.top ?? DEFAULT_TOP_DIFFERENCES,
       currencyKeyIndex: currencyKey.index,
-    });
+    }, context.signal);
     if (outcome.alignedRows === 0) await explainNoRows(sourceA, sourceB, filtersA.conditions, filtersB.conditions, context, notes);
     for (const [side, filters] of [['a', filtersA], ['b', filtersB]] as const) {
       if (Object.keys(filters.defaultsApplied).length > 0) notes.push(`Default filters applied to side ${side}: ${JSON.stringify(filters.defaultsApplied)}.`);

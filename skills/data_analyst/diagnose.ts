@@ -17,8 +17,8 @@ export async function checkFilterValuesExist(source: Source, conditions: readonl
     if (condition.kind !== 'in') continue;
     const { column, name } = condition.dimension;
     for (const value of condition.values) {
-      if (await context.data.valueExists(source.table, column, value)) continue;
-      const known = (await context.data.distinctValues(source.table, column, VALUE_CHOICES_LISTED + 1)).filter((v): v is string => v !== null);
+      if (await context.data.valueExists(source.table, column, value, context.signal)) continue;
+      const known = (await context.data.distinctValues(source.table, column, VALUE_CHOICES_LISTED + 1, context.signal)).filter((v): v is string => v !== null);
       const listed = known.slice(0, VALUE_CHOICES_LISTED);
       const closest = value === null ? undefined : closestMatch(value, listed);
       const shown = value === null ? 'blank' : `'${value}'`;

@@ -52,7 +52,7 @@ export const querySource = defineTool({
       where: toWhere(filters.conditions),
       orderBy,
       limit,
-    });
+    }, context.signal);
     if (result.rows.length === 0) {
       await checkFilterValuesExist(source, filters.conditions, context);
       notes.push('No rows match this combination of filters (each filter value exists on its own).');

@@ -32,6 +32,7 @@ export type FilterScalar = string | number | boolean;
 export interface Source {
   name: string;
   description: string;
+  aliases: string[];
   table: string;
   dimensions: Map<string, Dimension>;
   measures: Map<string, Measure>;
@@ -75,6 +76,7 @@ export function buildCatalog(document: CatalogDocument, path: string): Catalog {
     sources.set(name, {
       name,
       description: source.description,
+      aliases: source.aliases,
       table: source.table,
       dimensions,
       measures,

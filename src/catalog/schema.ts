@@ -42,6 +42,8 @@ const filterValue = z.union([scalar, z.array(scalar)]);
 
 const sourceSchema = z.strictObject({
   description: z.string().min(1),
+  /** Other names people use for the source ("FI", "BPC"); the offline model understands them. */
+  aliases: z.array(z.string().min(1)).default([]),
   table: identifier,
   dimensions: z.record(logicalName, dimensionSchema).refine((d) => Object.keys(d).length > 0, { error: 'needs at least one dimension' }),
   measures: z.record(logicalName, measureSchema).refine((m) => Object.keys(m).length > 0, { error: 'needs at least one measure' }),

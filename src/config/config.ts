@@ -38,6 +38,8 @@ const environmentSchema = z.object({
   MODEL_TIMEOUT_MS: integer(1000, 600_000).default(60_000),
   MODEL_MAX_RETRIES: integer(0, 10).default(2),
   CHAT_DEADLINE_MS: integer(1000, 3_600_000).default(180_000),
+  QUERY_WORKERS: integer(1, 64).default(2),
+  QUERY_TIMEOUT_MS: integer(100, 3_600_000).default(30_000),
   LOG_LEVEL: z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty', 'auto'], { error: "must be 'json', 'pretty' or 'auto'" }).default('auto'),
 });
@@ -53,6 +55,9 @@ export interface ServiceConfig {
     | { provider: 'openai'; apiKey: string | undefined; baseUrl: string | undefined; modelName: string; timeoutMs: number; maxRetries: number };
   /** Overall time a question may take, model retries included. */
   chatDeadlineMs: number;
+  /** Query worker processes, and the most one query may run before it is killed. */
+  queryWorkers: number;
+  queryTimeoutMs: number;
   logLevel: (typeof logLevels)[number];
   logFormat: 'json' | 'pretty' | 'auto';
 }
@@ -98,6 +103,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
         }
       : { provider: 'offline' },
     chatDeadlineMs: env.CHAT_DEADLINE_MS,
+    queryWorkers: env.QUERY_WORKERS,
+    queryTimeoutMs: env.QUERY_TIMEOUT_MS,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
   };

@@ -1,41 +1,46 @@
 /**
- * The data layer's interface to skills: plans in, bounded results out. It is asynchronous
- * so the execution can move off the HTTP event loop without changing any skill.
+ * The data layer's interface to skills: plans in, bounded results out. Asynchronous because
+ * the work runs in query worker processes (see queryPool.ts), off the HTTP event loop.
  */
 import { ToolError } from '../errors/index.ts';
-import { distinctValues, runAggregate, valueExists, type AggregatePlan, type AggregateResult } from './aggregate.ts';
+import type { AggregatePlan, AggregateResult } from './aggregate.ts';
 import type { DataDatabase } from './database.ts';
-import { runComparison, type ComparisonOutcome, type ComparisonPlan } from './reconciliation.ts';
+import { operations, type OperationInput, type OperationName, type OperationResult } from './operations.ts';
+import type { ComparisonOutcome, ComparisonPlan } from './reconciliation.ts';
 
 export interface DataAccess {
-  aggregate(plan: AggregatePlan): Promise<AggregateResult>;
-  compare(plan: ComparisonPlan): Promise<ComparisonOutcome>;
-  valueExists(table: string, column: string, value: string | null): Promise<boolean>;
-  distinctValues(table: string, column: string, limit: number): Promise<(string | null)[]>;
-  close(): void;
+  aggregate(plan: AggregatePlan, signal?: AbortSignal): Promise<AggregateResult>;
+  compare(plan: ComparisonPlan, signal?: AbortSignal): Promise<ComparisonOutcome>;
+  valueExists(table: string, column: string, value: string | null, signal?: AbortSignal): Promise<boolean>;
+  distinctValues(table: string, column: string, limit: number, signal?: AbortSignal): Promise<(string | null)[]>;
+  close(): Promise<void>;
 }
 
-/** Runs every plan on the given read-only connection, in this process. */
+/**
+ * Runs every operation on the given connection in this process. For tests and command-line
+ * tools; the service uses the worker pool so that queries can be timed out.
+ */
 export function createDataAccess(database: DataDatabase): DataAccess {
-  const guarded = <T>(work: () => T): Promise<T> => {
+  const run = <Name extends OperationName>(operation: Name, input: OperationInput<Name>): Promise<OperationResult<Name>> => {
     try {
-      return Promise.resolve(work());
+      return Promise.resolve((operations[operation] as (db: DataDatabase, input: unknown) => OperationResult<Name>)(database, input));
     } catch (error) {
-      return Promise.reject(asQueryFailure(error));
+      return Promise.reject(ToolError.isInstance(error) ? error : queryFailure(error));
     }
   };
   return {
-    aggregate: (plan) => guarded(() => runAggregate(database, plan)),
-    compare: (plan) => guarded(() => runComparison(database, plan)),
-    valueExists: (table, column, value) => guarded(() => valueExists(database, table, column, value)),
-    distinctValues: (table, column, limit) => guarded(() => distinctValues(database, table, column, limit)),
-    close: () => database.close(),
+    aggregate: (plan) => run('aggregate', plan),
+    compare: (plan) => run('compare', plan),
+    valueExists: (table, column, value) => run('valueExists', { table, column, value }),
+    distinctValues: (table, column, limit) => run('distinctValues', { table, column, limit }),
+    close: async () => {
+      database.close();
+    },
   };
 }
 
 /** SQLite errors become a recoverable tool error with the database's message and no stack. */
-function asQueryFailure(error: unknown): ToolError {
-  if (ToolError.isInstance(error)) return error;
+export function queryFailure(error: unknown): ToolError {
   const message = error instanceof Error ? error.message : String(error);
   return new ToolError('query_failed', `The database could not run the query: ${message}`, {
     hint: 'Check the source, measure and filter names with list_sources, or narrow the question.',

@@ -1,10 +1,12 @@
 /**
- * Reconciles a measure between two sides (two sources, or two versions of one source):
- * aligns them on key dimensions in SQL, then classifies each aligned row in one streaming
- * pass that keeps only counts, totals and the largest differences, so memory stays bounded.
+ * Reconciles a measure between two sides (two sources, or two versions of one source) in one
+ * SQL statement: both sides' rows are stacked and grouped once on the alignment key, which is
+ * as cheap as computing the per-key totals at all. Rows that agree to the cent are only counted;
+ * the few that differ go through a small JavaScript aggregate that classifies them and keeps the
+ * largest. Cost grows linearly with rows; memory and result size stay bounded.
  */
 import type { DataDatabase } from './database.ts';
-import { aggregateExpression, quoteIdentifier, whereClause, type MeasureExpression, type SqlValue, type WhereCondition } from './sql.ts';
+import { quoteIdentifier, whereClause, type MeasureExpression, type SqlValue, type WhereCondition } from './sql.ts';
 
 export type RowStatus = 'match' | 'minor_diff' | 'major_diff' | 'only_in_a' | 'only_in_b';
 export const rowStatuses: readonly RowStatus[] = ['match', 'minor_diff', 'major_diff', 'only_in_a', 'only_in_b'];
@@ -39,7 +41,7 @@ export interface ComparedRow {
   key: Record<string, string | null>;
   a: number | null;
   b: number | null;
-  /** a − b, missing sides counting as 0. */
+  /** a − b, missing sides counting as 0, in cents precision. */
   difference: number;
   /** |a − b| / |a| × 100; null when a is 0 or missing and b is not. */
   percent: number | null;
@@ -65,97 +67,145 @@ export interface ComparisonOutcome {
 /** Rounds to cents; amounts are reported in currency units. */
 export const roundAmount = (value: number) => Math.round((value + Number.EPSILON) * 100) / 100;
 
+const CLASSIFY_FUNCTION = 'reconciliation_differences';
+
 /**
- * Classifies one aligned row by the reference rules: match when |a−b| ≤ match.absolute AND
- * percent ≤ match.percent; minor when within the minor thresholds; otherwise major.
- * Bounds are inclusive. Percent is relative to side a.
+ * Classifies one aligned row by the reference rules: match when |a − b| ≤ match.absolute AND
+ * percent ≤ match.percent; minor when within the minor thresholds; otherwise major. Bounds are
+ * inclusive; percent is relative to side a; a side with no rows is null.
  */
-export function classify(a: number | null, b: number | null, inA: boolean, inB: boolean, thresholds: Thresholds): Omit<ComparedRow, 'key'> {
-  const amountA = a === null ? null : roundAmount(a);
-  const amountB = b === null ? null : roundAmount(b);
-  const difference = roundAmount((amountA ?? 0) - (amountB ?? 0));
-  const absolute = Math.abs(difference);
-  const base = Math.abs(amountA ?? 0);
-  const percent = base === 0 ? (absolute === 0 ? 0 : null) : Math.round((absolute / base) * 100 * 1e6) / 1e6;
-  const within = (limit: { absolute: number; percent: number }) => absolute <= limit.absolute && percent !== null && percent <= limit.percent;
+export function classify(a: number | null, b: number | null, thresholds: Thresholds): Omit<ComparedRow, 'key'> {
+  const difference = roundAmount((a ?? 0) - (b ?? 0));
+  const size = Math.abs(difference);
+  const base = Math.abs(a ?? 0);
+  const percent = base === 0 ? (size === 0 ? 0 : null) : Math.round((size / base) * 100 * 1e6) / 1e6;
+  // Compare the exact ratio, not the rounded percent shown: 200.01 on 20,000.99 is beyond 1 %.
+  // The tiny tolerance only absorbs binary floating-point error on cent amounts.
+  const withinPercent = (limit: number) => (base === 0 ? size === 0 : size * 100 - limit * base <= base * 1e-12);
+  const within = (limit: { absolute: number; percent: number }) => size <= limit.absolute && withinPercent(limit.percent);
   let status: RowStatus;
-  if (!inB) status = 'only_in_a';
-  else if (!inA) status = 'only_in_b';
+  if (b === null) status = 'only_in_a';
+  else if (a === null) status = 'only_in_b';
   else if (within(thresholds.match)) status = 'match';
   else if (within(thresholds.minor)) status = 'minor_diff';
   else status = 'major_diff';
-  return { a: amountA, b: amountB, difference, percent, status };
+  return { a, b, difference, percent, status };
 }
 
-/** Builds the aligning SQL: each side grouped on its keys, then stacked and grouped once more. */
+interface DifferenceState {
+  counts: Record<RowStatus, number>;
+  top: (Omit<ComparedRow, 'key'> & { keyValues: unknown[] })[];
+}
+
+/**
+ * Registers the aggregate that classifies differing rows, counts them and keeps the largest;
+ * call once per connection. Arguments: top, the four thresholds, a, b (cents), then the key values.
+ */
+export function registerReconciliationFunctions(database: DataDatabase): void {
+  const step = (state: DifferenceState, top: number, matchAbsolute: number, matchPercent: number, minorAbsolute: number, minorPercent: number, a: number | null, b: number | null, ...keyValues: unknown[]) => {
+    const row = classify(a, b, { match: { absolute: matchAbsolute, percent: matchPercent }, minor: { absolute: minorAbsolute, percent: minorPercent } });
+    state.counts[row.status] += 1;
+    if (row.status === 'match') return state;
+    const rows = state.top;
+    const size = Math.abs(row.difference);
+    if (rows.length >= top && size <= Math.abs(rows[rows.length - 1]!.difference)) return state;
+    // Ties keep arrival order, which is key order: results are deterministic.
+    let index = rows.findIndex((existing) => Math.abs(existing.difference) < size);
+    if (index === -1) index = rows.length;
+    rows.splice(index, 0, { ...row, keyValues });
+    if (rows.length > top) rows.pop();
+    return state;
+  };
+  // better-sqlite3's typings model two-argument steps only; this one takes a variable list.
+  database.aggregate(CLASSIFY_FUNCTION, {
+    varargs: true,
+    start: (): DifferenceState => ({ counts: Object.fromEntries(rowStatuses.map((s) => [s, 0])) as Record<RowStatus, number>, top: [] }),
+    step,
+    result: (state: DifferenceState) => JSON.stringify(state),
+  } as unknown as Parameters<DataDatabase['aggregate']>[1]);
+}
+
+const decomposable = (measure: MeasureExpression) => measure.aggregation === 'sum' || measure.aggregation === 'count';
+
+/** The per-row value that, summed, gives the measure: the column, or 1/0 for counts. */
+function rowValue(measure: MeasureExpression): string {
+  if (measure.aggregation === 'sum') return `IFNULL(${quoteIdentifier(measure.column ?? '')}, 0)`;
+  if (measure.column) return `(${quoteIdentifier(measure.column)} IS NOT NULL)`;
+  return '1';
+}
+
+function aggregateOf(measure: MeasureExpression): string {
+  return `IFNULL(${measure.aggregation.toUpperCase()}(${quoteIdentifier(measure.column ?? '')}), 0)`;
+}
+
+/**
+ * Builds the reconciliation statement. A side's value is never NULL (NULL amounts count as 0),
+ * so after grouping a NULL total means "no rows on that side". The currency key is grouped
+ * first, so the per-currency totals read the aligned rows in order without sorting them again.
+ */
 export function buildComparisonSql(plan: ComparisonPlan): { sql: string; params: SqlValue[] } {
-  const keyAliases = plan.keyNames.map((_, index) => `k${index}`);
+  const keys = plan.keyNames.map((_, index) => `k${index}`);
+  const currencyKey = plan.currencyKeyIndex === undefined ? undefined : keys[plan.currencyKeyIndex]!;
+  const groupKeys = currencyKey ? [currencyKey, ...keys.filter((k) => k !== currencyKey)] : keys;
+  const groupList = groupKeys.join(', ');
   const params: SqlValue[] = [];
-  const sideSql = (side: ComparisonSide) => {
-    const keys = side.keys.map((key, index) => {
-      if ('column' in key) return `${quoteIdentifier(key.column)} AS ${keyAliases[index]}`;
+  const sideRows = (side: ComparisonSide, which: 'a' | 'b') => {
+    const selectKeys = side.keys.map((key, index) => {
+      if ('column' in key) return `${quoteIdentifier(key.column)} AS ${keys[index]}`;
       params.push(key.literal);
-      return `? AS ${keyAliases[index]}`;
+      return `? AS ${keys[index]}`;
     });
     const where = whereClause(side.where);
     params.push(...where.params);
-    const groupBy = keyAliases.length ? `GROUP BY ${keyAliases.join(', ')}` : '';
-    return `SELECT ${[...keys, `${aggregateExpression(side.measure)} AS v`].join(', ')} FROM ${quoteIdentifier(side.table)} ${where.sql} ${groupBy}`;
+    const perRow = decomposable(side.measure);
+    const value = perRow ? rowValue(side.measure) : aggregateOf(side.measure);
+    const columns = which === 'a' ? `${value} AS va, NULL AS vb` : `NULL AS va, ${value} AS vb`;
+    const sql = `SELECT ${[...selectKeys, columns].join(', ')} FROM ${quoteIdentifier(side.table)} ${where.sql}`;
+    return perRow || !groupList ? sql : `${sql} GROUP BY ${groupList}`;
   };
-  const sideA = sideSql(plan.a);
-  const sideB = sideSql(plan.b);
-  const keyList = keyAliases.join(', ');
-  const keyPrefix = keyList ? `${keyList}, ` : '';
+  const stacked = `${sideRows(plan.a, 'a')} UNION ALL ${sideRows(plan.b, 'b')}`;
+  // Without keys, an aggregate over no rows still yields one row: HAVING drops it.
+  const grouping = groupList ? ` GROUP BY ${groupList} ORDER BY ${groupList}` : ' HAVING COUNT(*) > 0';
+  const aligned = `SELECT ${groupList ? `${groupList}, ` : ''}SUM(va) AS raw_a, SUM(vb) AS raw_b FROM (${stacked})${grouping}`;
+  const { match, minor } = plan.thresholds;
+  // Parameters bind in text order: the aggregate's arguments come before the stacked sides.
+  params.unshift(plan.top, match.absolute, match.percent, minor.absolute, minor.percent);
   const sql = [
-    `WITH side_a AS (${sideA}), side_b AS (${sideB})`,
-    `SELECT ${keyPrefix}MAX(va) AS a, MAX(vb) AS b, MAX(in_a) AS in_a, MAX(in_b) AS in_b FROM (`,
-    `SELECT ${keyPrefix}v AS va, NULL AS vb, 1 AS in_a, 0 AS in_b FROM side_a`,
-    'UNION ALL',
-    `SELECT ${keyPrefix}NULL AS va, v AS vb, 0 AS in_a, 1 AS in_b FROM side_b`,
-    `)${keyList ? ` GROUP BY ${keyList}` : ''}`,
+    `SELECT ${currencyKey ?? 'NULL'} AS currency, COUNT(*) AS aligned_rows, SUM(raw_a) AS total_a, SUM(raw_b) AS total_b,`,
+    `${CLASSIFY_FUNCTION}(?, ?, ?, ?, ?, ROUND(raw_a, 2), ROUND(raw_b, 2)${keys.length ? `, ${keys.join(', ')}` : ''})`,
+    // Rows equal to the cent are matches whatever the thresholds: they are only counted.
+    'FILTER (WHERE ROUND(raw_a, 2) IS NOT ROUND(raw_b, 2)) AS differences',
+    `FROM (${aligned})${currencyKey ? ` GROUP BY ${currencyKey}` : ''}`,
   ].join(' ');
-  return { sql: sql.replace(/\s+/g, ' '), params };
+  return { sql, params };
 }
 
-/** Runs the comparison synchronously; memory is O(top + currencies), whatever the row count. */
+/** Runs the comparison synchronously on a connection opened by openDataDatabase. */
 export function runComparison(database: DataDatabase, plan: ComparisonPlan): ComparisonOutcome {
   const { sql, params } = buildComparisonSql(plan);
+  const groups = database.prepare(sql).raw(true).all(...params) as [unknown, number, number | null, number | null, string | null][];
   const counts = Object.fromEntries(rowStatuses.map((s) => [s, 0])) as Record<RowStatus, number>;
-  const totals = new Map<string | null, ComparisonTotals>();
-  const top: ComparedRow[] = [];
+  const totals: ComparisonTotals[] = [];
   let alignedRows = 0;
-  const statement = database.prepare(sql).raw(true);
-  for (const raw of statement.iterate(...params) as Iterable<unknown[]>) {
-    alignedRows += 1;
-    const keyValues = raw.slice(0, plan.keyNames.length).map((v) => (v === null ? null : String(v)));
-    const [a, b, inA, inB] = raw.slice(plan.keyNames.length) as [number | null, number | null, number, number];
-    const row = classify(a, b, inA === 1, inB === 1, plan.thresholds);
-    counts[row.status] += 1;
-    const currency = plan.currencyKeyIndex === undefined ? null : (keyValues[plan.currencyKeyIndex] ?? null);
-    const total = totals.get(currency) ?? { currency, a: 0, b: 0, difference: 0 };
-    total.a += a ?? 0;
-    total.b += b ?? 0;
-    totals.set(currency, total);
-    if (row.status !== 'match' && plan.top > 0) keepLargest(top, row, keyValues, plan);
+  let top: ComparedRow[] = [];
+  for (const [currency, aligned, totalA, totalB, differencesJson] of groups) {
+    if (!aligned) continue;
+    const differences: DifferenceState | null = differencesJson ? JSON.parse(differencesJson) : null;
+    const classified = differences ? rowStatuses.reduce((sum, status) => sum + differences.counts[status], 0) : 0;
+    alignedRows += aligned;
+    counts.match += aligned - classified;
+    if (differences) for (const status of rowStatuses) counts[status] += differences.counts[status];
+    const a = roundAmount(totalA ?? 0);
+    const b = roundAmount(totalB ?? 0);
+    totals.push({ currency: currency === null ? null : String(currency), a, b, difference: roundAmount(a - b) });
+    top.push(...(differences?.top ?? []).map(({ keyValues, ...row }) => ({ key: keyOf(keyValues, plan.keyNames), ...row })));
   }
-  return {
-    sql,
-    alignedRows,
-    counts,
-    totals: [...totals.values()]
-      .map((t) => ({ currency: t.currency, a: roundAmount(t.a), b: roundAmount(t.b), difference: roundAmount(t.a - t.b) }))
-      .sort((x, y) => String(x.currency).localeCompare(String(y.currency))),
-    top,
-  };
+  // Each currency kept its own largest rows; merge them (a stable sort keeps key order for ties).
+  top = top.sort((x, y) => Math.abs(y.difference) - Math.abs(x.difference)).slice(0, plan.top);
+  totals.sort((x, y) => String(x.currency).localeCompare(String(y.currency)));
+  return { sql: sql.replace(/\s+/g, ' '), alignedRows, counts, totals, top };
 }
 
-/** Inserts a row into the descending top list if it is among the `plan.top` largest; ties keep key order. */
-function keepLargest(top: ComparedRow[], row: Omit<ComparedRow, 'key'>, keyValues: (string | null)[], plan: ComparisonPlan): void {
-  const size = Math.abs(row.difference);
-  if (top.length >= plan.top && size <= Math.abs(top[top.length - 1]!.difference)) return;
-  const key = Object.fromEntries(plan.keyNames.map((name, index) => [name, keyValues[index] ?? null]));
-  let index = top.findIndex((existing) => Math.abs(existing.difference) < size);
-  if (index === -1) index = top.length;
-  top.splice(index, 0, { key, ...row });
-  if (top.length > plan.top) top.pop();
+function keyOf(values: unknown[], names: string[]): Record<string, string | null> {
+  return Object.fromEntries(names.map((name, index) => [name, values[index] === null || values[index] === undefined ? null : String(values[index])]));
 }

@@ -8,6 +8,7 @@ import { pinoHttp } from 'pino-http';
 import type { ChatModelWithTools } from '../agent/runLoop.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { DataAccess } from '../data/dataAccess.ts';
+import type { QueryPool } from '../data/queryPool.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ModelDescription } from '../model/createChatModel.ts';
 import type { MemorySessionStore } from '../sessions/memorySessionStore.ts';
@@ -20,6 +21,8 @@ import { toolRoutes } from './routes/tools.ts';
 export interface AppServices {
   catalog: Catalog;
   data: DataAccess;
+  /** The same object as `data`, for its statistics. */
+  queries: QueryPool;
   registry: SkillRegistry;
   model: ChatModelWithTools;
   modelDescription: ModelDescription;

@@ -61,8 +61,8 @@ afterAll(async () => {
 beforeEach(() => {
   mock.reset();
 });
-afterEach(() => {
-  for (const service of services.splice(0)) service.close();
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((service) => service.close()));
 });
 
 /** A service wired to the mock; `overrides` replace the default environment values. */

@@ -1,11 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
-import { classify, runComparison, type ComparisonPlan, type Thresholds } from '../../src/data/reconciliation.ts';
+import { openDataDatabase } from '../../src/data/database.ts';
+import { runComparison, type ComparisonPlan, type Thresholds } from '../../src/data/reconciliation.ts';
 import { temporaryDirectory, writeTwoSourceDatabase } from '../support/catalogFixture.ts';
 
 const thresholds: Thresholds = { match: { absolute: 1000, percent: 1 }, minor: { absolute: 5000, percent: 5 } };
 
-describe('classify', () => {
+/** Compares one row per side (or none, for null) and returns how it was classified. */
+function classify(a: number | null, b: number | null, inA = a !== null, inB = b !== null, limits: Thresholds = thresholds) {
+  const directory = temporaryDirectory();
+  const file = writeTwoSourceDatabase(directory, inA ? [['K', null, a, 'EUR']] : [], inB ? [['K', null, b, 'EUR']] : []);
+  const database = openDataDatabase(file);
+  const outcome = runComparison(database, {
+    keyNames: ['key'],
+    a: { table: 'left_table', measure: { aggregation: 'sum', column: 'amount' }, keys: [{ column: 'key' }], where: [] },
+    b: { table: 'right_table', measure: { aggregation: 'sum', column: 'amount' }, keys: [{ column: 'key' }], where: [] },
+    thresholds: limits,
+    top: 1,
+    currencyKeyIndex: undefined,
+  });
+  database.close();
+  const status = (Object.entries(outcome.counts).find(([, count]) => count === 1)?.[0] ?? 'none') as string;
+  const row = outcome.top[0];
+  return { status, a: row?.a ?? a, b: row?.b ?? b, difference: row?.difference ?? 0, percent: row ? row.percent : 0 };
+}
+
+describe('classification', () => {
   it.each([
     // a, b, status: exactly at a threshold is still inside it
     [100_000, 99_000, 'match'], // diff 1000 = match.absolute, 1% = match.percent
@@ -16,28 +35,30 @@ describe('classify', () => {
     [10_000, 9_900, 'match'], // 100 apart, exactly 1%
     [10_000, 9_899.99, 'minor_diff'], // just over 1%
   ])('a=%d b=%d → %s', (a, b, expected) => {
-    expect(classify(a, b, true, true, thresholds).status).toBe(expected);
+    expect(classify(a, b).status).toBe(expected);
   });
 
   it('needs both the absolute and the percentage condition', () => {
-    expect(classify(10, 20, true, true, thresholds).status).toBe('major_diff'); // 10 apart but 100%
-    expect(classify(10_000_000, 9_998_000, true, true, thresholds).status).toBe('minor_diff'); // 0.02% but 2000 apart
+    expect(classify(10, 20).status).toBe('major_diff'); // 10 apart but 100%
+    expect(classify(10_000_000, 9_998_000).status).toBe('minor_diff'); // 0.02% but 2000 apart
   });
 
   it('treats zero and negative amounts correctly', () => {
-    expect(classify(0, 0, true, true, thresholds)).toMatchObject({ status: 'match', difference: 0, percent: 0 });
-    expect(classify(0, 500, true, true, thresholds)).toMatchObject({ status: 'major_diff', difference: -500, percent: null });
-    expect(classify(-100_000, -99_500, true, true, thresholds)).toMatchObject({ status: 'match', difference: -500, percent: 0.5 });
-    expect(classify(-100_000, 100_000, true, true, thresholds)).toMatchObject({ status: 'major_diff', difference: -200_000, percent: 200 });
+    const exact = { match: { absolute: 0, percent: 0 }, minor: { absolute: 0, percent: 0 } };
+    expect(classify(0, 0).status).toBe('match');
+    expect(classify(0, 500)).toMatchObject({ status: 'major_diff', difference: -500, percent: null });
+    expect(classify(-100_000, -99_500).status).toBe('match');
+    expect(classify(-100_000, -99_500, true, true, exact)).toMatchObject({ status: 'major_diff', difference: -500, percent: 0.5 });
+    expect(classify(-100_000, 100_000)).toMatchObject({ status: 'major_diff', difference: -200_000, percent: 200 });
   });
 
   it('marks rows present on one side only, whatever their amounts', () => {
-    expect(classify(5, null, true, false, thresholds)).toMatchObject({ status: 'only_in_a', b: null, difference: 5 });
-    expect(classify(null, 0, false, true, thresholds)).toMatchObject({ status: 'only_in_b', a: null, difference: 0 });
+    expect(classify(5, null)).toMatchObject({ status: 'only_in_a', b: null, difference: 5 });
+    expect(classify(null, 0)).toMatchObject({ status: 'only_in_b', a: null, difference: 0 });
   });
 
   it('rounds to cents before comparing, so float noise never crosses a boundary', () => {
-    expect(classify(0.1 + 0.2 + 99_999.7, 99_000, true, true, thresholds).status).toBe('match');
+    expect(classify(0.1 + 0.2 + 99_999.7, 99_000).status).toBe('match');
   });
 });
 
@@ -69,7 +90,7 @@ describe('runComparison', () => {
         ['D', null, -3, 'EUR'],
       ],
     );
-    const database = new Database(file, { readonly: true });
+    const database = openDataDatabase(file);
     const outcome = runComparison(database, plan());
     database.close();
     expect(outcome.alignedRows).toBe(5);
@@ -88,7 +109,7 @@ describe('runComparison', () => {
   it('keeps only the largest differences, largest first', () => {
     const rows = Array.from({ length: 50 }, (_, index) => [`K${index}`, null, index * 10_000, 'EUR'] as [string, null, number, string]);
     const file = writeTwoSourceDatabase(temporaryDirectory(), rows, rows.map(([k, n, , c]) => [k, n, 0, c]));
-    const database = new Database(file, { readonly: true });
+    const database = openDataDatabase(file);
     const outcome = runComparison(database, plan({ top: 3 }));
     database.close();
     expect(outcome.top.map((row) => row.key.key)).toEqual(['K49', 'K48', 'K47']);

@@ -44,7 +44,9 @@ describe('SQL building', () => {
     });
     expect(sql).not.toContain('EUR');
     expect(sql).not.toContain('1000');
-    expect(params).toEqual(['EUR', '1000']);
-    expect(sql).toContain('COUNT(*) AS v FROM "b_t"');
+    expect(sql).not.toMatch(/\b5\b/);
+    // rows to keep and the four thresholds (arguments of the final aggregate), then the literal and the filter value
+    expect(params).toEqual([5, 0, 0, 0, 0, 'EUR', '1000']);
+    expect(sql).toContain('NULL AS va, 1 AS vb FROM "b_t"');
   });
 });

@@ -33,7 +33,7 @@ describe('error responses', () => {
     );
     const service = await createService(loadConfig({ LOG_LEVEL: 'silent', SKILLS_DIR: skills } as NodeJS.ProcessEnv), silentLogger());
     const response = await supertest(service.app).post('/tools/crash').send({});
-    service.close();
+    await service.close();
     expect(response.status).toBe(500);
     expect(response.body).toMatchObject({ type: '/problems/internal', tool: 'crash', ok: false, error: { code: 'internal_error' } });
     expect(response.text).not.toContain('x.y is undefined');

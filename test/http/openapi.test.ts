@@ -197,8 +197,8 @@ beforeAll(async () => {
   api = supertest(service.app);
 });
 
-afterAll(() => {
-  service?.close();
+afterAll(async () => {
+  await service?.close();
 });
 
 describe('openapi.yaml: the document', () => {

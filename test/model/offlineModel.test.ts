@@ -11,7 +11,9 @@ let service: Service;
 beforeAll(async () => {
   service = await createService(loadConfig({ LOG_LEVEL: 'silent' } as NodeJS.ProcessEnv), silentLogger());
 });
-afterAll(() => service.close());
+afterAll(async () => {
+  await service.close();
+});
 
 describe('offline model on the question set', () => {
   it('runs on the embedded offline model by default', async () => {

@@ -13,7 +13,7 @@ export function healthRoutes(services: AppServices): Router {
       version: services.version,
       uptime_seconds: Math.round((Date.now() - services.startedAt) / 1000),
       model: services.modelDescription,
-      data: { database: path.basename(services.dataDatabasePath), sources: services.catalog.sources.size },
+      data: { database: path.basename(services.dataDatabasePath), sources: services.catalog.sources.size, queries: services.queries.stats() },
       skills: services.registry.skills.map((skill) => skill.name),
     });
   });

@@ -79,13 +79,13 @@ export function parseQuestion(text: string, catalog: Catalog): ParsedQuestion {
   };
 }
 
-/** Source names and their unambiguous first word ("fi", "bpc", "consolidation"), by position. */
+/** Sources named in the text, by position: by name, catalog alias ("FI", "BPC") or unambiguous first word ("consolidation"). */
 function findSources(text: string, catalog: Catalog): string[] {
   const names = [...catalog.sources.keys()];
   const firstWords = names.map((name) => name.split('_')[0]!);
   const found: { name: string; at: number }[] = [];
   names.forEach((name, index) => {
-    const spellings = [name, name.replace(/_/g, ' ')];
+    const spellings = [name, name.replace(/_/g, ' '), ...catalog.sources.get(name)!.aliases];
     const firstWord = firstWords[index]!;
     if (firstWords.filter((word) => word === firstWord).length === 1 && firstWord.length >= 2) spellings.push(firstWord);
     let at = -1;

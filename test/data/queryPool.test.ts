@@ -1,0 +1,112 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QueryPool } from '../../src/data/queryPool.ts';
+import type { ComparisonPlan } from '../../src/data/reconciliation.ts';
+import { ToolError } from '../../src/errors/index.ts';
+import { silentLogger } from '../../src/logging/logger.ts';
+import { temporaryDirectory } from '../support/catalogFixture.ts';
+
+/** Two tables of `rows` rows with distinct keys, built inside SQLite (fast). */
+function bigDatabase(rows: number): string {
+  const file = path.join(temporaryDirectory(), 'big.db');
+  const database = new Database(file);
+  for (const table of ['left_table', 'right_table']) {
+    database.exec(`CREATE TABLE ${table} (key TEXT, k2 TEXT, amount REAL, cur TEXT)`);
+    database.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${rows}) INSERT INTO ${table} SELECT printf('K%09d', i), NULL, i % 1000, 'EUR' FROM n`);
+  }
+  database.close();
+  return file;
+}
+
+const plan: ComparisonPlan = {
+  keyNames: ['key'],
+  a: { table: 'left_table', measure: { aggregation: 'sum', column: 'amount' }, keys: [{ column: 'key' }], where: [] },
+  b: { table: 'right_table', measure: { aggregation: 'sum', column: 'amount' }, keys: [{ column: 'key' }], where: [] },
+  thresholds: { match: { absolute: 0, percent: 0 }, minor: { absolute: 0, percent: 0 } },
+  top: 5,
+  currencyKeyIndex: undefined,
+};
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const workerPids = (pool: QueryPool) => (pool as unknown as { workers: { process: { pid: number } }[] }).workers.map((w) => w.process.pid);
+
+describe('QueryPool', () => {
+  let databasePath: string;
+  beforeAll(() => {
+    databasePath = bigDatabase(400_000);
+  });
+
+  it('runs operations in worker processes and returns their results', async () => {
+    const pool = await QueryPool.start({ databasePath, workers: 2, timeoutMs: 60_000, logger: silentLogger() });
+    try {
+      expect(workerPids(pool).every((pid) => pid !== process.pid && isAlive(pid))).toBe(true);
+      const outcome = await pool.compare(plan);
+      expect(outcome.alignedRows).toBe(400_000);
+      expect(outcome.counts.match).toBe(400_000);
+      expect(await pool.distinctValues('left_table', 'cur', 5)).toEqual(['EUR']);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('kills a query past its timeout, answers a timeout error with a hint, and keeps serving', async () => {
+    const pool = await QueryPool.start({ databasePath, workers: 1, timeoutMs: 30, logger: silentLogger() });
+    try {
+      const [pid] = workerPids(pool);
+      const error = await pool.compare(plan).catch((e: unknown) => e);
+      expect(ToolError.isInstance(error) && error.code).toBe('timeout');
+      expect((error as ToolError).hint).toMatch(/Narrow the question/);
+      // The process that ran the query is gone (its CPU is free), and a new one serves the next query.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(isAlive(pid!)).toBe(false);
+      expect(workerPids(pool)[0]).not.toBe(pid);
+      expect(await pool.valueExists('left_table', 'key', 'K000000001')).toBe(true);
+      expect(pool.stats()).toMatchObject({ workers: 1, timeouts: 1, restarts: 1, busy: 0, queued: 0 });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('answers other queries while one long query runs', async () => {
+    const pool = await QueryPool.start({ databasePath, workers: 2, timeoutMs: 60_000, logger: silentLogger() });
+    try {
+      const order: string[] = [];
+      const long = pool.compare(plan).then(() => order.push('long'));
+      const short = pool.valueExists('left_table', 'key', 'K000000002').then(() => order.push('short'));
+      await Promise.all([long, short]);
+      expect(order).toEqual(['short', 'long']);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('stops the work when the caller cancels, and recovers from a crashed worker', async () => {
+    const pool = await QueryPool.start({ databasePath, workers: 1, timeoutMs: 60_000, logger: silentLogger() });
+    try {
+      const controller = new AbortController();
+      const [pid] = workerPids(pool);
+      const cancelled = pool.compare(plan, controller.signal).catch((e: unknown) => e);
+      setTimeout(() => controller.abort(), 20);
+      expect(((await cancelled) as ToolError).code).toBe('timeout');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(isAlive(pid!)).toBe(false);
+
+      const running = pool.compare(plan).catch((e: unknown) => e);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      process.kill(workerPids(pool)[0]!, 'SIGKILL');
+      const crashed = (await running) as ToolError;
+      expect(crashed.code).toBe('query_failed');
+      expect(crashed.message).toMatch(/stopped unexpectedly/);
+      expect(await pool.valueExists('left_table', 'key', 'nope')).toBe(false);
+    } finally {
+      await pool.close();
+    }
+  });
+});
