@@ -11,10 +11,12 @@ import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts
 import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
 import { checkFilterValuesExist } from './diagnose.ts';
 import { interpretComparison } from './interpretation.ts';
-import { DEFAULT_TOP_DIFFERENCES, MAX_TOP_DIFFERENCES } from './limits.ts';
+import { rememberComparison, STORED_DIFFERENCES } from './comparisonStore.ts';
+import { DEFAULT_TOP_DIFFERENCES } from './limits.ts';
 import { toWhere } from './querySource.ts';
 
-const input = z.strictObject({
+/** compare_sources arguments; explain_difference accepts them too. */
+export const compareInput = z.strictObject({
   source_a: z.string().min(1).describe('first source (percentages are relative to it)'),
   source_b: z.string().min(1).describe('second source; may equal source_a to compare versions, e.g. ACTUAL vs BUDGET'),
   measure: z
@@ -28,69 +30,85 @@ const input = z.strictObject({
     .strictObject({ match: thresholdSchema.partial().optional(), minor: thresholdSchema.partial().optional() })
     .optional()
     .describe('override the catalog thresholds: {"match":{"absolute":1000,"percent":1},"minor":{"absolute":5000,"percent":5}}'),
-  top: z.number().int().min(1).max(MAX_TOP_DIFFERENCES).optional().describe(`how many of the largest differences to list (default ${DEFAULT_TOP_DIFFERENCES})`),
+  top: z.number().int().min(1).max(STORED_DIFFERENCES).optional().describe(`how many of the largest differences to list (default ${DEFAULT_TOP_DIFFERENCES})`),
 });
+
+export type CompareArguments = z.infer<typeof compareInput>;
+export type ComparisonResult = Awaited<ReturnType<typeof compare>>;
 
 export const compareSources = defineTool({
   name: 'compare_sources',
   description:
-    'Reconcile a measure between two sources (or two versions of one source, using filters_a/filters_b) aligned on common dimensions. Classifies each aligned row as match, minor_diff, major_diff, only_in_a or only_in_b; returns counts, totals per currency, the largest differences and a one-line interpretation. Local-currency amounts are aligned per currency.',
-  input,
+    'Reconcile a measure between two sources (or two versions of one source, using filters_a/filters_b) aligned on common dimensions. Classifies each aligned row as match, minor_diff, major_diff, only_in_a or only_in_b; returns counts, totals per currency, the largest differences, a one-line interpretation and a comparison_id for list_differences and explain_difference. Local-currency amounts are aligned per currency.',
+  input: compareInput,
   handler: async (args, context) => {
-    const { catalog } = context;
-    const sourceA = findSource(catalog, args.source_a);
-    const sourceB = findSource(catalog, args.source_b);
-    const measureA = findMeasure(sourceA, typeof args.measure === 'string' ? args.measure : args.measure.a);
-    const measureB = findMeasure(sourceB, typeof args.measure === 'string' ? args.measure : args.measure.b);
-    const common = commonDimensions(sourceA, sourceB);
-    const alignOn = resolveAlignOn(catalog, sourceA, sourceB, common, args.align_on);
-    const notes: string[] = [];
-    const filtersA = resolveFilters(sourceA, mergeFilters(args.filters, args.filters_a, sourceA, sourceB, 'a'));
-    const filtersB = resolveFilters(sourceB, mergeFilters(args.filters, args.filters_b, sourceA, sourceB, 'b'));
-    const thresholds = mergeThresholds(catalog.thresholds, args.thresholds);
-    const currencyKey = currencyAlignment(measureA, measureB, alignOn, notes);
-    const keyNames = [...alignOn, ...(currencyKey.added ? ['currency'] : [])];
-    const keyOf = (source: Source, measure: Measure): KeyExpression[] => [
-      ...alignOn.map((name) => ({ column: source.dimensions.get(name)!.column })),
-      ...(currencyKey.added ? [currencyExpression(source, measure)] : []),
-    ];
-
-    const outcome = await context.data.compare({
-      keyNames,
-      a: { table: sourceA.table, measure: { aggregation: measureA.aggregation, column: measureA.column }, keys: keyOf(sourceA, measureA), where: toWhere(filtersA.conditions) },
-      b: { table: sourceB.table, measure: { aggregation: measureB.aggregation, column: measureB.column }, keys: keyOf(sourceB, measureB), where: toWhere(filtersB.conditions) },
-      thresholds,
-      top: args.top ?? DEFAULT_TOP_DIFFERENCES,
-      currencyKeyIndex: currencyKey.index,
-    }, context.signal);
-    if (outcome.alignedRows === 0) await explainNoRows(sourceA, sourceB, filtersA.conditions, filtersB.conditions, context, notes);
-    for (const [side, filters] of [['a', filtersA], ['b', filtersB]] as const) {
-      if (Object.keys(filters.defaultsApplied).length > 0) notes.push(`Default filters applied to side ${side}: ${JSON.stringify(filters.defaultsApplied)}.`);
-    }
-    const names = { a: labelOf(sourceA, filtersA.applied, sourceB, filtersB.applied, 'a'), b: labelOf(sourceA, filtersA.applied, sourceB, filtersB.applied, 'b') };
+    const shown = args.top ?? DEFAULT_TOP_DIFFERENCES;
+    const result = await compare({ ...args, top: Math.max(shown, STORED_DIFFERENCES) }, context);
+    const comparisonId = rememberComparison({ args: { ...args }, result });
     return {
-      source_a: sourceA.name,
-      source_b: sourceB.name,
-      measure_a: { name: measureA.name, unit: measureUnit(measureA) },
-      measure_b: { name: measureB.name, unit: measureUnit(measureB) },
-      align_on: keyNames,
-      filters_a: filtersA.applied,
-      filters_b: filtersB.applied,
-      thresholds,
-      summary: summaryOf(outcome),
-      top_differences: outcome.top.map((row) => ({
-        ...row.key,
-        a: row.a,
-        b: row.b,
-        difference: row.difference,
-        difference_percent: row.percent,
-        status: row.status,
-      })),
-      interpretation: interpretComparison(outcome, names),
-      ...(notes.length ? { notes } : {}),
+      comparison_id: comparisonId,
+      ...result,
+      top_differences: result.top_differences.slice(0, shown),
+      ...(result.top_differences.length > shown ? { more_differences: `list_differences with comparison_id '${comparisonId}' pages through up to ${STORED_DIFFERENCES} differences.` } : {}),
     };
   },
 });
+
+/** Runs a comparison as compare_sources describes it; explain_difference reuses it to drill down. */
+export async function compare(args: CompareArguments, context: ToolContext) {
+  const { catalog } = context;
+  const sourceA = findSource(catalog, args.source_a);
+  const sourceB = findSource(catalog, args.source_b);
+  const measureA = findMeasure(sourceA, typeof args.measure === 'string' ? args.measure : args.measure.a);
+  const measureB = findMeasure(sourceB, typeof args.measure === 'string' ? args.measure : args.measure.b);
+  const common = commonDimensions(sourceA, sourceB);
+  const alignOn = resolveAlignOn(catalog, sourceA, sourceB, common, args.align_on);
+  const notes: string[] = [];
+  const filtersA = resolveFilters(sourceA, mergeFilters(args.filters, args.filters_a, sourceA, sourceB, 'a'));
+  const filtersB = resolveFilters(sourceB, mergeFilters(args.filters, args.filters_b, sourceA, sourceB, 'b'));
+  const thresholds = mergeThresholds(catalog.thresholds, args.thresholds);
+  const currencyKey = currencyAlignment(measureA, measureB, alignOn, notes);
+  const keyNames = [...alignOn, ...(currencyKey.added ? ['currency'] : [])];
+  const keyOf = (source: Source, measure: Measure): KeyExpression[] => [
+    ...alignOn.map((name) => ({ column: source.dimensions.get(name)!.column })),
+    ...(currencyKey.added ? [currencyExpression(source, measure)] : []),
+  ];
+
+  const outcome = await context.data.compare({
+    keyNames,
+    a: { table: sourceA.table, measure: { aggregation: measureA.aggregation, column: measureA.column }, keys: keyOf(sourceA, measureA), where: toWhere(filtersA.conditions) },
+    b: { table: sourceB.table, measure: { aggregation: measureB.aggregation, column: measureB.column }, keys: keyOf(sourceB, measureB), where: toWhere(filtersB.conditions) },
+    thresholds,
+    top: args.top ?? DEFAULT_TOP_DIFFERENCES,
+    currencyKeyIndex: currencyKey.index,
+  }, context.signal);
+  if (outcome.alignedRows === 0) await explainNoRows(sourceA, sourceB, filtersA.conditions, filtersB.conditions, context, notes);
+  for (const [side, filters] of [['a', filtersA], ['b', filtersB]] as const) {
+    if (Object.keys(filters.defaultsApplied).length > 0) notes.push(`Default filters applied to side ${side}: ${JSON.stringify(filters.defaultsApplied)}.`);
+  }
+  const names = { a: labelOf(sourceA, filtersA.applied, sourceB, filtersB.applied, 'a'), b: labelOf(sourceA, filtersA.applied, sourceB, filtersB.applied, 'b') };
+  return {
+    source_a: sourceA.name,
+    source_b: sourceB.name,
+    measure_a: { name: measureA.name, unit: measureUnit(measureA) },
+    measure_b: { name: measureB.name, unit: measureUnit(measureB) },
+    align_on: keyNames,
+    filters_a: filtersA.applied,
+    filters_b: filtersB.applied,
+    thresholds,
+    summary: summaryOf(outcome),
+    top_differences: outcome.top.map((row) => ({
+      ...row.key,
+      a: row.a,
+      b: row.b,
+      difference: row.difference,
+      difference_percent: row.percent,
+      status: row.status,
+    })),
+    interpretation: interpretComparison(outcome, names),
+    ...(notes.length ? { notes } : {}),
+  };
+}
 
 function resolveAlignOn(catalog: Catalog, a: Source, b: Source, common: string[], requested: string[] | undefined): string[] {
   if (requested === undefined) return catalog.defaultAlignOn.filter((name) => common.includes(name));
@@ -120,7 +138,7 @@ function mergeFilters(shared: FilterInput | undefined, own: FilterInput | undefi
   return { ...shared, ...own };
 }
 
-function mergeThresholds(base: Thresholds, override: z.infer<typeof input>['thresholds']): Thresholds {
+function mergeThresholds(base: Thresholds, override: CompareArguments['thresholds']): Thresholds {
   const match = { ...base.match, ...override?.match };
   const minor = { ...base.minor, ...override?.minor };
   if (match.absolute > minor.absolute || match.percent > minor.percent) {

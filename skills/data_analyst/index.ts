@@ -4,9 +4,11 @@
  */
 import { defineSkill } from '../../src/skills/api.ts';
 import { compareSources } from './compareSources.ts';
+import { explainDifference } from './explainDifference.ts';
+import { listDifferences } from './listDifferences.ts';
 import { listSources } from './listSources.ts';
 import { querySource } from './querySource.ts';
 
 export default defineSkill({
-  tools: [listSources, querySource, compareSources],
+  tools: [listSources, querySource, compareSources, listDifferences, explainDifference],
 });

@@ -9,8 +9,7 @@ export const DEFAULT_QUERY_ROWS = 100;
 export const MAX_QUERY_ROWS = 500;
 /** Serialised rows beyond this many characters are cut (≈ 6k tokens). */
 export const MAX_ROWS_CHARS = 24_000;
-/** Largest differences compare_sources lists by default, and at most. */
+/** Largest differences compare_sources lists by default. */
 export const DEFAULT_TOP_DIFFERENCES = 10;
-export const MAX_TOP_DIFFERENCES = 50;
 /** Valid values listed when a filter value does not exist. */
 export const VALUE_CHOICES_LISTED = 50;

@@ -83,8 +83,8 @@ function formatMeasure(value: unknown, measure: Json, row: Json): string {
   return formatAmount(value, unit);
 }
 
-/** The comparison, its totals per currency, the largest gaps, and the drill-down if one was made. */
-export function comparisonAnswer(result: Json, drillDown: Json | undefined): string {
+/** The comparison, its totals per currency, the largest gaps, and the explanation if one was asked for. */
+export function comparisonAnswer(result: Json, explanation: Json | undefined): string {
   const labelA = sideLabel(result, 'a');
   const labelB = sideLabel(result, 'b');
   const measure = result.measure_a.name === result.measure_b.name ? result.measure_a.name : `${result.measure_a.name} vs ${result.measure_b.name}`;
@@ -110,16 +110,14 @@ export function comparisonAnswer(result: Json, drillDown: Json | undefined): str
     lines.push(`Largest differences (by ${aligned.join(' × ')}):`);
     for (const row of rows.slice(0, 5)) lines.push(`- ${differenceLine(row, shown(aligned), labelA, labelB)}`);
   }
-  if (drillDown && !drillDown.error) {
-    const extra = (drillDown.align_on as string[]).filter((d) => !aligned.includes(d) && d !== 'currency');
-    const drillRows: Json[] = drillDown.top_differences;
-    if (drillRows.length) {
-      lines.push(`By ${extra.join(' × ').replace(/_/g, ' ')}, the differences sit in:`);
-      for (const row of drillRows.slice(0, 5)) lines.push(`- ${differenceLine(row, shown([...extra, ...aligned]), labelA, labelB)}`);
-      const rest = drillDown.summary.match;
-      const what = extra.join(' × ').replace(/_/g, ' ');
-      const unit = shown([...extra, ...aligned]).length === extra.length ? what : `${what} row`;
-      if (rest > 0) lines.push(rest === 1 ? `The remaining ${unit} matches.` : `The other ${rest} ${unit}s match.`);
+  if (explanation && !explanation.error && explanation.explanation) {
+    lines.push(`Why: ${explanation.explanation}`);
+    const best = explanation.by_dimension?.[0];
+    if (best && !explanation.explanation.includes('same')) {
+      lines.push(`By ${best.dimension.replace(/_/g, ' ')}:`);
+      for (const value of best.values.slice(0, 5)) {
+        lines.push(`- ${describeValue(best.dimension, value.value)}: ${labelA} ${formatAmount(value.a ?? 0, explanation.gap?.currency)} vs ${labelB} ${formatAmount(value.b ?? 0, explanation.gap?.currency)}, difference ${formatAmount(value.difference, explanation.gap?.currency)} (${value.share_percent}% of the gap)`);
+      }
     }
   }
   return lines.join('\n');

@@ -1,7 +1,7 @@
 /**
  * Decides the offline model's next step for a question: which tool calls to make, or, once
- * the results are in, the answer. Comparisons with differences get one drill-down by group
- * account, so the answer says where the gap sits, not only how big it is.
+ * the results are in, the answer. A comparison with differences is followed by
+ * explain_difference, so the answer says where the gap sits and why, not only how big it is.
  */
 import type { Catalog } from '../../catalog/catalog.ts';
 import { capabilitiesAnswer, comparisonAnswer, errorAnswer, queryAnswer, sourcesAnswer } from './answerWriter.ts';
@@ -18,8 +18,6 @@ export interface CompletedCall extends PlannedCall {
 
 export type PlanStep = { toolCalls: PlannedCall[] } | { answer: string };
 
-const DRILL_DIMENSION = 'group_account';
-
 /** The next step given the question and the calls already answered in this turn. */
 export function nextStep(question: ParsedQuestion, done: readonly CompletedCall[], catalog: Catalog): PlanStep {
   const failed = done.find((call) => call.result?.error);
@@ -35,8 +33,7 @@ export function nextStep(question: ParsedQuestion, done: readonly CompletedCall[
       if (!call) return { answer: capabilitiesAnswer([...catalog.sources.keys()]) };
       if (done.length === 0) return { toolCalls: [call] };
       const first = done[0]!.result;
-      const drill = done.length === 1 ? drillDown(call, first, catalog) : undefined;
-      if (drill) return { toolCalls: [drill] };
+      if (done.length === 1 && hasDifferences(first)) return { toolCalls: [{ name: 'explain_difference', args: { comparison_id: first.comparison_id } }] };
       return { answer: comparisonAnswer(first, done[1]?.result) };
     }
     default:
@@ -93,14 +90,7 @@ function versionComparison(question: ParsedQuestion, catalog: Catalog): PlannedC
   };
 }
 
-/** A second comparison aligned on one more dimension, when the first found differences it can locate. */
-function drillDown(call: PlannedCall, result: any, catalog: Catalog): PlannedCall | undefined {
+function hasDifferences(result: any): boolean {
   const summary = result?.summary;
-  if (!summary) return undefined;
-  const differences = summary.minor_diff + summary.major_diff + summary.only_in_a + summary.only_in_b;
-  const alignOn = (result.align_on as string[]).filter((d) => d !== 'currency');
-  const a = catalog.sources.get(result.source_a);
-  const b = catalog.sources.get(result.source_b);
-  if (differences === 0 || alignOn.includes(DRILL_DIMENSION) || !a?.dimensions.has(DRILL_DIMENSION) || !b?.dimensions.has(DRILL_DIMENSION)) return undefined;
-  return { name: 'compare_sources', args: { ...call.args, align_on: [...alignOn, DRILL_DIMENSION], top: 5 } };
+  return Boolean(summary && result.comparison_id && summary.minor_diff + summary.major_diff + summary.only_in_a + summary.only_in_b > 0);
 }

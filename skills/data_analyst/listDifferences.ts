@@ -1,0 +1,36 @@
+/**
+ * list_differences: pages through the differences of an earlier comparison by its id,
+ * without recomputing it.
+ */
+import { z } from 'zod';
+import { defineTool } from '../../src/skills/api.ts';
+import { recallComparison, STORED_DIFFERENCES } from './comparisonStore.ts';
+
+const statuses = ['minor_diff', 'major_diff', 'only_in_a', 'only_in_b'] as const;
+
+export const listDifferences = defineTool({
+  name: 'list_differences',
+  description: `Page through the differences of an earlier compare_sources call by its comparison_id (largest first, up to ${STORED_DIFFERENCES} kept), optionally only some statuses. No recomputation.`,
+  input: z.strictObject({
+    comparison_id: z.string().min(1).describe('comparison_id from compare_sources'),
+    offset: z.number().int().min(0).default(0).describe('rows to skip'),
+    limit: z.number().int().min(1).max(100).default(20).describe('rows to return (at most 100)'),
+    status: z.array(z.enum(statuses)).min(1).optional().describe('only these statuses'),
+  }),
+  handler: ({ comparison_id, offset, limit, status }) => {
+    const { result } = recallComparison(comparison_id);
+    const rows = result.top_differences.filter((row) => !status || status.includes(row.status as (typeof statuses)[number]));
+    const summary = result.summary as Record<string, number>;
+    const differing = statuses.reduce((sum, s) => sum + (status && !status.includes(s) ? 0 : (summary[s] ?? 0)), 0);
+    return {
+      comparison_id,
+      source_a: result.source_a,
+      source_b: result.source_b,
+      offset,
+      rows: rows.slice(offset, offset + limit),
+      has_more: offset + limit < rows.length,
+      differing_rows: differing,
+      ...(differing > rows.length ? { note: `Only the ${rows.length} largest of ${differing} differing rows are kept; narrow the comparison's filters to see the rest.` } : {}),
+    };
+  },
+});
