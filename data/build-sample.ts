@@ -6,7 +6,9 @@
  * --out FILE    where to write the database (default: data/sample.db in the
  *               repository, whatever the working directory; a relative FILE
  *               is resolved against the working directory)
- * --if-missing  do nothing when the file already exists
+ * --if-missing  do nothing when the file already exists and has the current
+ *               schema (a database built by an older generator, e.g. without
+ *               fi_acquisition, is rebuilt)
  *
  * The build is deterministic: the same bytes of row data on every run.
  */
@@ -14,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildSampleDatabase } from './sample/generate.ts';
+import { buildSampleDatabase, isCurrentSampleDatabase } from './sample/generate.ts';
 
 const USAGE = 'usage: tsx data/build-sample.ts [--out FILE] [--if-missing]';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -49,9 +51,13 @@ function main(argv: string[]): number {
   const out = values.out !== undefined ? path.resolve(values.out) : defaultOut;
   const relative = path.relative(process.cwd(), out);
   const shown = relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : out;
+  let outdated = false;
   if (values['if-missing'] && fs.existsSync(out)) {
-    console.log(`sample database ${shown} already exists, not rebuilt (run without --if-missing to rebuild)`);
-    return 0;
+    if (isCurrentSampleDatabase(out)) {
+      console.log(`sample database ${shown} already exists, not rebuilt (run without --if-missing to rebuild)`);
+      return 0;
+    }
+    outdated = true;
   }
 
   const started = process.hrtime.bigint();
@@ -60,7 +66,8 @@ function main(argv: string[]): number {
   const counts = Object.entries(tables)
     .map(([name, n]) => `${name}=${n}`)
     .join(' ');
-  console.log(`built sample database ${shown}: ${counts} in ${(elapsedMs / 1000).toFixed(2)}s`);
+  const why = outdated ? ' (the existing file had an outdated schema)' : '';
+  console.log(`built sample database ${shown}${why}: ${counts} in ${(elapsedMs / 1000).toFixed(2)}s`);
   return 0;
 }
 

@@ -44,7 +44,7 @@ interface ChatBody {
   usage: { input_tokens: number; output_tokens: number; total_tokens: number };
 }
 
-const TOOL_NAMES = ['list_sources', 'query_source', 'compare_sources'];
+const TOOL_NAMES = ['list_sources', 'query_source', 'compare_sources', 'list_differences', 'explain_difference'];
 const STACK_TRACE = /at .*\.ts:\d+/;
 
 let mock: MockOpenAI;
@@ -275,7 +275,7 @@ describe('POST /chat against an OpenAI-compatible provider', () => {
     const body = response.body as ChatBody;
     expect(body.finished).toBe(true);
     expect(body.answer).toContain('The model finished without writing an answer.');
-    expect(body.answer).toContain('list_sources: 3 sources available.');
+    expect(body.answer).toContain('list_sources: 4 sources available.');
   });
 
   it('answers an unknown tool name with unknown_tool and the valid choices', async () => {

@@ -21,7 +21,7 @@ describe('loadCatalog', () => {
     const database = openDataDatabase(path.join(projectRoot, 'data/sample.db'));
     const catalog = loadCatalog(path.join(projectRoot, 'data/sources.yaml'), { columnsOf: (t) => tableColumns(database, t) });
     database.close();
-    expect([...catalog.sources.keys()]).toEqual(['fi_reporting', 'consolidation_mart', 'bpc_reporting']);
+    expect([...catalog.sources.keys()]).toEqual(['fi_reporting', 'consolidation_mart', 'bpc_reporting', 'fi_acquisition']);
     expect(catalog.sources.get('bpc_reporting')!.defaultFilters).toEqual({ version: 'ACTUAL' });
     expect(catalog.thresholds.match).toEqual({ absolute: 1000, percent: 1 });
   });

@@ -2,7 +2,8 @@
  * The bundled sample database: builds it into a temp folder and checks, with SQL written
  * independently of the generator, that every planted discrepancy holds with the exact
  * figures documented in data/README.md, that everything else reconciles, and that the
- * build is deterministic.
+ * build is deterministic. The documented fi_acquisition vs fi_reporting tool call is run
+ * through the real skills registry.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,7 +14,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSampleDatabase } from '../../data/sample/generate.ts';
+import { buildSampleDatabase, TABLE_NAMES } from '../../data/sample/generate.ts';
+import { loadCatalog } from '../../src/catalog/loadCatalog.ts';
+import { createDataAccess } from '../../src/data/dataAccess.ts';
+import { openDataDatabase, tableColumns } from '../../src/data/database.ts';
+import { silentLogger } from '../../src/logging/logger.ts';
+import { loadSkills } from '../../src/skills/loader.ts';
+import { SkillRegistry } from '../../src/skills/registry.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const readme = fs.readFileSync(path.join(repoRoot, 'data', 'README.md'), 'utf8');
@@ -68,11 +75,12 @@ const bpc = (measure: string, where: string, ...params: unknown[]) =>
   num(`SELECT SUM(${measure}) FROM bpc_reporting WHERE ${where}`, ...params);
 
 describe('sample database: structure', () => {
-  it('has the six tables with the documented row counts', () => {
+  it('has the seven tables with the documented row counts', () => {
     const expected = {
       companies: 3,
       account_map: 7,
       fx_rates: 36,
+      fi_acquisition: 2174,
       fi_reporting: 2178,
       consolidation_mart: 611,
       bpc_reporting: 408,
@@ -81,7 +89,7 @@ describe('sample database: structure', () => {
     for (const [table, count] of Object.entries(expected)) {
       expect(num(`SELECT COUNT(*) FROM ${table}`)).toBe(count);
     }
-    expectDocumented('`fi_reporting` 2,178', '`consolidation_mart` 611', '`bpc_reporting` 408');
+    expectDocumented('`fi_acquisition` 2,174', '`fi_reporting` 2,178', '`consolidation_mart` 611', '`bpc_reporting` 408');
   });
 
   it('uses the exact column names', () => {
@@ -93,12 +101,23 @@ describe('sample database: structure', () => {
       'compcode', 'fiscper', 'fiscvarnt', 'gl_acct', 'grpacct', 'pcompany', 'ac_docnr', 'docline',
       'prof_ctr', 'segment', 'cs_trn_lc', 'curkey_lc', 'quantity', 'request_id',
     ]);
+    expect(columns('fi_acquisition')).toEqual(columns('fi_reporting'));
     expect(columns('consolidation_mart')).toEqual([
       'compcode', 'fiscper', 'version', 'grpacct', 'pcompany', 'cs_trn_lc', 'cs_ytd_lc', 'curkey_lc', 'cs_trn_gc',
     ]);
     expect(columns('bpc_reporting')).toEqual([
       'compcode', 'fiscper', 'version', 'scope', 'grpacct', 'pcompany', 'audittrail', 'cs_trn_lc', 'curkey_lc', 'cs_trn_gc',
     ]);
+  });
+
+  it('indexes both FI tables on (ac_docnr, docline), (compcode, fiscper) and (grpacct)', () => {
+    const indexed = (table: string) =>
+      rows<{ name: string }>(`PRAGMA index_list(${table})`).map((index) =>
+        rows<{ name: string }>(`PRAGMA index_info(${index.name})`).map((c) => c.name).join(','),
+      );
+    for (const table of ['fi_acquisition', 'fi_reporting']) {
+      expect(indexed(table)).toEqual(expect.arrayContaining(['ac_docnr,docline', 'compcode,fiscper', 'grpacct']));
+    }
   });
 
   it('has the master data', () => {
@@ -219,6 +238,72 @@ describe('planted 1: duplicated delta load in FI 1000/2024012', () => {
     expectAmount(fi("compcode = '1000'"), 3561000);
     expectAmount(cons('cs_trn_lc', "compcode = '1000' AND version = 'ACTUAL'"), 3451000);
     expectDocumented('3,561,000.00', '3,451,000.00');
+  });
+});
+
+describe('planted 1, seen from the acquisition layer fi_acquisition', () => {
+  const where = "compcode = '1000' AND fiscper = '2024012'";
+  const acq = (filter: string) => num(`SELECT SUM(cs_trn_lc) FROM fi_acquisition WHERE ${filter}`);
+
+  it('holds every FI line once: fi_reporting minus the duplicated request, row for row', () => {
+    const columns = 'compcode, fiscper, fiscvarnt, gl_acct, grpacct, pcompany, ac_docnr, docline, prof_ctr, segment, cs_trn_lc, curkey_lc, quantity, request_id';
+    expect(rows(`SELECT ${columns} FROM fi_acquisition ORDER BY rowid`)).toEqual(
+      rows(`SELECT ${columns} FROM fi_reporting WHERE request_id <> 'REQ_2024012_1000_02' ORDER BY rowid`),
+    );
+    expect(num('SELECT COUNT(*) FROM (SELECT ac_docnr, docline FROM fi_acquisition GROUP BY 1, 2 HAVING COUNT(*) > 1)')).toBe(0);
+    expect(rows("SELECT DISTINCT substr(request_id, -3) AS seq FROM fi_acquisition")).toEqual([{ seq: '_01' }]);
+    expect(num('SELECT COUNT(DISTINCT ac_docnr) FROM fi_acquisition')).toBe(1174);
+    const perCompany = rows<{ compcode: string; n: number }>('SELECT compcode, COUNT(*) AS n FROM fi_acquisition GROUP BY 1 ORDER BY 1');
+    expect(perCompany.map((r) => r.n)).toEqual([721, 732, 721]);
+    expectAmount(acq("compcode = '1000'"), 3451000);
+    expectDocumented('1000 721, 2000 732, 3000 721 lines (2,174)');
+  });
+
+  it('differs from fi_reporting by exactly -110,000.00 EUR in 1000/2024012, nowhere else', () => {
+    expectAmount(acq(where), 333100);
+    expect(num(`SELECT COUNT(*) FROM fi_acquisition WHERE ${where}`)).toBe(70);
+    expectAmount(acq(where) - fi(where), -110000);
+    const diffs = rows<{ compcode: string; fiscper: string; d: number }>(
+      `SELECT a.compcode, a.fiscper, a.lc - r.lc AS d FROM
+         (SELECT compcode, fiscper, SUM(cs_trn_lc) AS lc FROM fi_acquisition GROUP BY 1, 2) a
+         JOIN (SELECT compcode, fiscper, SUM(cs_trn_lc) AS lc FROM fi_reporting GROUP BY 1, 2) r USING (compcode, fiscper)
+        WHERE ABS(a.lc - r.lc) >= 0.005`,
+    );
+    expect(diffs.map((d) => [d.compcode, d.fiscper, Math.round(d.d * 100) / 100])).toEqual([['1000', '2024012', -110000]]);
+    expectDocumented('-110,000.00 EUR', '33.02 %', '6,683,749.37');
+  });
+
+  it('the documented line-by-line compare_sources call reports the 4 duplicated lines', async () => {
+    const call = /`compare_sources (\{"source_a":"fi_acquisition","source_b":"fi_reporting".*?\})`/.exec(readme);
+    expect(call, 'data/README.md documents the compare_sources call of fi_acquisition vs fi_reporting').not.toBeNull();
+    const args = JSON.parse(call![1]!) as Record<string, unknown>;
+    expect(args).toEqual({
+      source_a: 'fi_acquisition',
+      source_b: 'fi_reporting',
+      measure: 'amount',
+      align_on: ['document', 'document_line'],
+      filters: { company: '1000', period: '2024012' },
+    });
+    const database = openDataDatabase(dbPath);
+    const data = createDataAccess(database);
+    try {
+      const catalog = loadCatalog(path.join(repoRoot, 'data', 'sources.yaml'), { columnsOf: (t) => tableColumns(database, t) });
+      const registry = new SkillRegistry(await loadSkills(path.join(repoRoot, 'skills')));
+      const outcome = (await registry.execute('compare_sources', args, { catalog, data, logger: silentLogger() })) as { ok: boolean; result?: any };
+      expect(outcome.ok, JSON.stringify(outcome)).toBe(true);
+      const result = outcome.result;
+      expect(result.summary).toMatchObject({ aligned_rows: 70, match: 66, minor_diff: 0, major_diff: 4, only_in_a: 0, only_in_b: 0 });
+      expect(result.summary.totals).toEqual([{ currency: 'EUR', total_a: 333100, total_b: 443100, difference: -110000, difference_percent: 33.02 }]);
+      expect(result.top_differences.map((r: any) => [r.document, r.document_line, r.currency, r.a, r.b, r.difference, r.status])).toEqual([
+        ['0100000360', '1', 'EUR', 35481.36, 70962.72, -35481.36, 'major_diff'],
+        ['0100000360', '2', 'EUR', 28428.99, 56857.98, -28428.99, 'major_diff'],
+        ['0100000361', '1', 'EUR', 25341.78, 50683.56, -25341.78, 'major_diff'],
+        ['0100000362', '1', 'EUR', 20747.87, 41495.74, -20747.87, 'major_diff'],
+      ]);
+      expectDocumented('70 aligned rows: 66 `match` and 4 `major_diff`', '-35,481.36', '-28,428.99', '-25,341.78', '-20,747.87');
+    } finally {
+      data.close();
+    }
   });
 });
 
@@ -449,6 +534,14 @@ describe('everything else reconciles', () => {
       num("SELECT COUNT(*) FROM (SELECT 1 FROM fi_reporting GROUP BY compcode, fiscper, grpacct, pcompany)"),
     );
     expect(num("SELECT COUNT(*) FROM consolidation_mart WHERE version = 'ACTUAL'")).toBe(203);
+    // The acquisition layer aggregates to the consolidation ACTUAL exactly.
+    const acquisitionMismatches = rows(
+      `WITH f AS (SELECT compcode, fiscper, grpacct, pcompany, SUM(cs_trn_lc) AS lc FROM fi_acquisition GROUP BY 1, 2, 3, 4)
+       SELECT f.* FROM f LEFT JOIN consolidation_mart c ON c.version = 'ACTUAL' AND c.compcode = f.compcode
+          AND c.fiscper = f.fiscper AND c.grpacct = f.grpacct AND c.pcompany IS f.pcompany
+        WHERE c.cs_trn_lc IS NULL OR ABS(c.cs_trn_lc - f.lc) >= 0.005`,
+    );
+    expect(acquisitionMismatches).toEqual([]);
   });
 
   it('FI vs BPC ACTUAL per company and period: only 1000/2024012 and 3000/2024010 differ', () => {
@@ -527,7 +620,13 @@ describe('catalog data/sources.yaml', () => {
     };
     expect(catalog.version).toBe(1);
     expect(catalog.group_currency).toBe('EUR');
-    expect(Object.keys(catalog.sources)).toEqual(['fi_reporting', 'consolidation_mart', 'bpc_reporting']);
+    expect(Object.keys(catalog.sources)).toEqual(['fi_reporting', 'consolidation_mart', 'bpc_reporting', 'fi_acquisition']);
+    const fiSources = [catalog.sources.fi_reporting!, catalog.sources.fi_acquisition!];
+    expect(fiSources.map((source) => source.table)).toEqual(['fi_reporting', 'fi_acquisition']);
+    for (const source of fiSources) expect(source.dimensions.document_line?.column).toBe('docline');
+    // The two FI layers offer the same dimensions and measures, so every comparison aligns.
+    expect(Object.keys(catalog.sources.fi_acquisition!.dimensions)).toEqual(Object.keys(catalog.sources.fi_reporting!.dimensions));
+    expect(catalog.sources.fi_acquisition!.measures).toEqual(catalog.sources.fi_reporting!.measures);
     for (const source of Object.values(catalog.sources)) {
       const columns = rows<{ name: string }>(`PRAGMA table_info(${source.table})`).map((c) => c.name);
       for (const dimension of Object.values(source.dimensions)) expect(columns).toContain(dimension.column);
@@ -549,7 +648,7 @@ describe('determinism and CLI', () => {
     const other = new Database(file, { readonly: true });
     try {
       const out: Record<string, unknown[]> = {};
-      for (const table of ['companies', 'account_map', 'fx_rates', 'fi_reporting', 'consolidation_mart', 'bpc_reporting']) {
+      for (const table of TABLE_NAMES) {
         out[table] = other.prepare(`SELECT * FROM ${table} ORDER BY rowid`).raw().all();
       }
       return out;
@@ -587,6 +686,17 @@ describe('determinism and CLI', () => {
     const skipped = cli('--out', out, '--if-missing');
     expect(skipped.status).toBe(0);
     expect(skipped.stdout).toMatch(/already exists/);
+
+    // A database built by an older generator (here: without fi_acquisition) is rebuilt.
+    const stale = path.join(tmpDir, 'stale.db');
+    fs.copyFileSync(out, stale);
+    const staleDb = new Database(stale);
+    staleDb.exec('DROP TABLE fi_acquisition');
+    staleDb.close();
+    const rebuilt = cli('--out', stale, '--if-missing');
+    expect(rebuilt.status, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stdout).toMatch(/outdated schema/);
+    expect(dump(stale)).toEqual(dump(dbPath));
 
     const bad = cli('--bogus');
     expect(bad.status).not.toBe(0);

@@ -20,7 +20,7 @@ async function run(name: string, args: unknown): Promise<any> {
 describe('list_sources', () => {
   it('describes every source, its units and which pairs compare on which dimensions', async () => {
     const result = await run('list_sources', {});
-    expect(result.sources.map((s: any) => s.name)).toEqual(['fi_reporting', 'consolidation_mart', 'bpc_reporting']);
+    expect(result.sources.map((s: any) => s.name)).toEqual(['fi_reporting', 'consolidation_mart', 'bpc_reporting', 'fi_acquisition']);
     const bpc = result.sources.find((s: any) => s.name === 'bpc_reporting');
     expect(bpc.measures).toContainEqual(expect.objectContaining({ name: 'amount_gc', unit: 'EUR' }));
     expect(bpc.default_filters).toEqual({ version: 'ACTUAL' });
@@ -84,7 +84,7 @@ describe('query_source', () => {
 
   it('answers a misspelt source with the valid names and the closest one', async () => {
     const { error } = await run('query_source', { source: 'fi_reports' });
-    expect(error).toMatchObject({ code: 'unknown_source', closest: 'fi_reporting', choices: ['fi_reporting', 'consolidation_mart', 'bpc_reporting'] });
+    expect(error).toMatchObject({ code: 'unknown_source', closest: 'fi_reporting', choices: ['fi_reporting', 'consolidation_mart', 'bpc_reporting', 'fi_acquisition'] });
     expect(error.hint).toContain("Did you mean 'fi_reporting'?");
   });
 

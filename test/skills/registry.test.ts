@@ -20,7 +20,7 @@ describe('SkillRegistry', () => {
   afterAll(() => toolbox.close());
 
   it('maps each tool of the repo skills to its skill, with a JSON schema', () => {
-    expect(toolbox.registry.names()).toEqual(['list_sources', 'query_source', 'compare_sources']);
+    expect(toolbox.registry.names()).toEqual(['list_sources', 'query_source', 'compare_sources', 'list_differences', 'explain_difference']);
     const query = toolbox.registry.get('query_source')!;
     expect(query.skill.name).toBe('data_analyst');
     expect(query.inputSchema).toMatchObject({ type: 'object', required: ['source'], additionalProperties: false });
@@ -34,7 +34,7 @@ describe('SkillRegistry', () => {
 
   it('answers an unknown tool with the valid names and the closest one', async () => {
     const outcome = await toolbox.registry.execute('list_source', {}, toolbox.context);
-    expect(outcome).toMatchObject({ ok: false, error: { code: 'unknown_tool', closest: 'list_sources', choices: ['list_sources', 'query_source', 'compare_sources'] } });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'unknown_tool', closest: 'list_sources', choices: ['list_sources', 'query_source', 'compare_sources', 'list_differences', 'explain_difference'] } });
     if (!outcome.ok) expect(outcome.error.hint).toContain("Did you mean 'list_sources'?");
   });
 
