@@ -63,7 +63,7 @@ export const explainDifference = defineTool({
   },
 });
 
-type Ranked = { dimension: string; explains_percent: number; uniform_percent?: number; values: { value: string | null; a: number | null; b: number | null; difference: number; share_percent: number }[] };
+type Ranked = { dimension: string; values_compared: number; explains_percent: number; uniform_percent?: number; values: { value: string | null; a: number | null; b: number | null; difference: number; share_percent: number }[] };
 type OneSided = { source: string; dimension: string; value: string | null; amount: number };
 
 /**
@@ -113,10 +113,12 @@ async function rankSharedDimensions(scoped: CompareArguments, only: string[] | u
       share_percent: Math.round((row.difference / gap) * 1000) / 10,
     }));
     // How much of all the differences along this dimension the largest value carries.
-    ranked.push({ dimension, explains_percent: Math.round((Math.abs(values[0]!.difference) / spread) * 1000) / 10, values, ...uniformPercent(result.top_differences, result.summary) });
+    ranked.push({ dimension, values_compared: result.summary.aligned_rows, explains_percent: Math.round((Math.abs(values[0]!.difference) / spread) * 1000) / 10, values, ...uniformPercent(result.top_differences, result.summary) });
   }
-  // The most concentrated explanation first: one value carrying the whole gap says the most.
-  return ranked.sort((x, y) => y.explains_percent - x.explains_percent || x.values.length - y.values.length);
+  // Most informative first: one value carrying the gap says more when it was picked out of many
+  // (group account G4000000 of 7 accounts) than out of two (partner blank vs partner 1000).
+  const score = (r: Ranked) => r.explains_percent * Math.log2(1 + r.values_compared);
+  return ranked.sort((x, y) => score(y) - score(x));
 }
 
 async function findOneSidedCauses(scoped: CompareArguments, only: string[] | undefined, gap: number, a: Source, b: Source, context: ToolContext): Promise<OneSided[]> {

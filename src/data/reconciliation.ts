@@ -1,7 +1,7 @@
 /**
  * Reconciles a measure between two sides (two sources, or two versions of one source) in one
- * SQL statement: both sides' rows are stacked and grouped once on the alignment key, which is
- * as cheap as computing the per-key totals at all. Rows that agree to the cent are only counted;
+ * SQL statement: both sides' rows are merged in key order and summed per key in one pass,
+ * which is as cheap as computing the per-key totals at all. Rows that agree to the cent are only counted;
  * the few that differ go through a small JavaScript aggregate that classifies them and keeps the
  * largest. Cost grows linearly with rows; memory and result size stay bounded.
  */
@@ -139,45 +139,58 @@ function aggregateOf(measure: MeasureExpression): string {
 }
 
 /**
- * Builds the reconciliation statement. A side's value is never NULL (NULL amounts count as 0),
- * so after grouping a NULL total means "no rows on that side". The currency key is grouped
- * first, so the per-currency totals read the aligned rows in order without sorting them again.
+ * Builds the reconciliation statement. Both sides' rows are stacked in key order and summed per
+ * key in one streaming pass: with an index on (currency, keys…, measure), SQLite merges the two
+ * index scans without sorting anything; without one it sorts each side once. The currency key
+ * comes first, so per-currency totals read the aligned rows in order too. A side's value is
+ * never NULL (NULL amounts count as 0), so after grouping a NULL total means "no rows there".
+ * A key that is the same constant on both sides (e.g. the group currency) is not grouped on.
  */
 export function buildComparisonSql(plan: ComparisonPlan): { sql: string; params: SqlValue[] } {
   const keys = plan.keyNames.map((_, index) => `k${index}`);
-  const currencyKey = plan.currencyKeyIndex === undefined ? undefined : keys[plan.currencyKeyIndex]!;
-  const groupKeys = currencyKey ? [currencyKey, ...keys.filter((k) => k !== currencyKey)] : keys;
-  const groupList = groupKeys.join(', ');
-  const params: SqlValue[] = [];
+  const constant = constantKeys(plan);
+  const grouped = keys.filter((_, index) => !constant.has(index));
+  const currencyKey = plan.currencyKeyIndex === undefined || constant.has(plan.currencyKeyIndex) ? undefined : keys[plan.currencyKeyIndex]!;
+  const order = (currencyKey ? [currencyKey, ...grouped.filter((k) => k !== currencyKey)] : grouped).join(', ');
+  const sideParams: SqlValue[] = [];
   const sideRows = (side: ComparisonSide, which: 'a' | 'b') => {
-    const selectKeys = side.keys.map((key, index) => {
-      if ('column' in key) return `${quoteIdentifier(key.column)} AS ${keys[index]}`;
-      params.push(key.literal);
-      return `? AS ${keys[index]}`;
+    const selectKeys = side.keys.flatMap((key, index) => {
+      if (constant.has(index)) return [];
+      if ('column' in key) return [`${quoteIdentifier(key.column)} AS ${keys[index]}`];
+      sideParams.push(key.literal);
+      return [`? AS ${keys[index]}`];
     });
     const where = whereClause(side.where);
-    params.push(...where.params);
+    sideParams.push(...where.params);
     const perRow = decomposable(side.measure);
     const value = perRow ? rowValue(side.measure) : aggregateOf(side.measure);
     const columns = which === 'a' ? `${value} AS va, NULL AS vb` : `NULL AS va, ${value} AS vb`;
     const sql = `SELECT ${[...selectKeys, columns].join(', ')} FROM ${quoteIdentifier(side.table)} ${where.sql}`;
-    return perRow || !groupList ? sql : `${sql} GROUP BY ${groupList}`;
+    return perRow || !order ? sql : `${sql} GROUP BY ${order}`;
   };
-  const stacked = `${sideRows(plan.a, 'a')} UNION ALL ${sideRows(plan.b, 'b')}`;
+  const stacked = `${sideRows(plan.a, 'a')} UNION ALL ${sideRows(plan.b, 'b')}${order ? ` ORDER BY ${order}` : ''}`;
   // Without keys, an aggregate over no rows still yields one row: HAVING drops it.
-  const grouping = groupList ? ` GROUP BY ${groupList} ORDER BY ${groupList}` : ' HAVING COUNT(*) > 0';
-  const aligned = `SELECT ${groupList ? `${groupList}, ` : ''}SUM(va) AS raw_a, SUM(vb) AS raw_b FROM (${stacked})${grouping}`;
+  const aligned = `SELECT ${order ? `${order}, ` : ''}SUM(va) AS raw_a, SUM(vb) AS raw_b FROM (${stacked})${order ? ` GROUP BY ${order}` : ' HAVING COUNT(*) > 0'}`;
   const { match, minor } = plan.thresholds;
-  // Parameters bind in text order: the aggregate's arguments come before the stacked sides.
-  params.unshift(plan.top, match.absolute, match.percent, minor.absolute, minor.percent);
   const sql = [
     `SELECT ${currencyKey ?? 'NULL'} AS currency, COUNT(*) AS aligned_rows, SUM(raw_a) AS total_a, SUM(raw_b) AS total_b,`,
-    `${CLASSIFY_FUNCTION}(?, ?, ?, ?, ?, ROUND(raw_a, 2), ROUND(raw_b, 2)${keys.length ? `, ${keys.join(', ')}` : ''})`,
+    `${CLASSIFY_FUNCTION}(?, ?, ?, ?, ?, ROUND(raw_a, 2), ROUND(raw_b, 2)${grouped.length ? `, ${grouped.join(', ')}` : ''})`,
     // Rows equal to the cent are matches whatever the thresholds: they are only counted.
     'FILTER (WHERE ROUND(raw_a, 2) IS NOT ROUND(raw_b, 2)) AS differences',
     `FROM (${aligned})${currencyKey ? ` GROUP BY ${currencyKey}` : ''}`,
   ].join(' ');
-  return { sql, params };
+  // Parameters bind in text order: the aggregate's arguments come before the stacked sides.
+  return { sql, params: [plan.top, match.absolute, match.percent, minor.absolute, minor.percent, ...sideParams] };
+}
+
+/** Indexes of keys that are one and the same constant on both sides. */
+function constantKeys(plan: ComparisonPlan): Map<number, string> {
+  const constant = new Map<number, string>();
+  plan.a.keys.forEach((key, index) => {
+    const other = plan.b.keys[index];
+    if ('literal' in key && other && 'literal' in other && other.literal === key.literal) constant.set(index, key.literal);
+  });
+  return constant;
 }
 
 /** Runs the comparison synchronously on a connection opened by openDataDatabase. */
@@ -188,7 +201,10 @@ export function runComparison(database: DataDatabase, plan: ComparisonPlan): Com
   const totals: ComparisonTotals[] = [];
   let alignedRows = 0;
   let top: ComparedRow[] = [];
-  for (const [currency, aligned, totalA, totalB, differencesJson] of groups) {
+  const constant = constantKeys(plan);
+  const constantCurrency = plan.currencyKeyIndex === undefined ? undefined : constant.get(plan.currencyKeyIndex);
+  for (const [groupCurrency, aligned, totalA, totalB, differencesJson] of groups) {
+    const currency = constantCurrency ?? groupCurrency;
     if (!aligned) continue;
     const differences: DifferenceState | null = differencesJson ? JSON.parse(differencesJson) : null;
     const classified = differences ? rowStatuses.reduce((sum, status) => sum + differences.counts[status], 0) : 0;
@@ -198,12 +214,20 @@ export function runComparison(database: DataDatabase, plan: ComparisonPlan): Com
     const a = roundAmount(totalA ?? 0);
     const b = roundAmount(totalB ?? 0);
     totals.push({ currency: currency === null ? null : String(currency), a, b, difference: roundAmount(a - b) });
-    top.push(...(differences?.top ?? []).map(({ keyValues, ...row }) => ({ key: keyOf(keyValues, plan.keyNames), ...row })));
+    top.push(...(differences?.top ?? []).map(({ keyValues, ...row }) => ({ key: keyOf(withConstants(keyValues, constant, plan.keyNames.length), plan.keyNames), ...row })));
   }
   // Each currency kept its own largest rows; merge them (a stable sort keeps key order for ties).
   top = top.sort((x, y) => Math.abs(y.difference) - Math.abs(x.difference)).slice(0, plan.top);
   totals.sort((x, y) => String(x.currency).localeCompare(String(y.currency)));
   return { sql: sql.replace(/\s+/g, ' '), alignedRows, counts, totals, top };
+}
+
+/** Puts the constant keys back in their places among the grouped key values. */
+function withConstants(grouped: unknown[], constant: Map<number, string>, count: number): unknown[] {
+  const values: unknown[] = [];
+  let next = 0;
+  for (let index = 0; index < count; index += 1) values.push(constant.has(index) ? constant.get(index) : grouped[next++]);
+  return values;
 }
 
 function keyOf(values: unknown[], names: string[]): Record<string, string | null> {

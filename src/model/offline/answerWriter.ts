@@ -112,8 +112,10 @@ export function comparisonAnswer(result: Json, explanation: Json | undefined): s
   }
   if (explanation && !explanation.error && explanation.explanation) {
     lines.push(`Why: ${explanation.explanation}`);
-    const best = explanation.by_dimension?.[0];
-    if (best && !explanation.explanation.includes('same')) {
+    const dimensions: Json[] = explanation.by_dimension ?? [];
+    // List the dimension the explanation is about: the uniform-rate one, else the most concentrated.
+    const best = dimensions.find((d) => d.uniform_percent !== undefined) ?? dimensions[0];
+    if (best) {
       lines.push(`By ${best.dimension.replace(/_/g, ' ')}:`);
       for (const value of best.values.slice(0, 5)) {
         lines.push(`- ${describeValue(best.dimension, value.value)}: ${labelA} ${formatAmount(value.a ?? 0, explanation.gap?.currency)} vs ${labelB} ${formatAmount(value.b ?? 0, explanation.gap?.currency)}, difference ${formatAmount(value.difference, explanation.gap?.currency)} (${value.share_percent}% of the gap)`);

@@ -66,7 +66,8 @@ export function parseQuestion(text: string, catalog: Catalog): ParsedQuestion {
   else if (versions.length >= 2 || (comparing && /variance|budget/i.test(text) && versions.length >= 1)) kind = 'compare_versions';
   else if (sources.length === 1 || Object.keys(filters).length > 0 || /\b(total|sum|amount|revenue|how much|show|breakdown)\b/i.test(text)) kind = 'query';
   else kind = 'unsupported';
-  if (kind === 'compare_versions' && versions.length < 2) versions.push(versions[0] === 'ACTUAL' ? 'BUDGET' : 'ACTUAL');
+  // One version named ("budget variance"): compare actuals against it, actual first.
+  if (kind === 'compare_versions' && versions.length < 2) versions.splice(0, versions.length, 'ACTUAL', versions[0] === 'ACTUAL' || !versions[0] ? 'BUDGET' : versions[0]);
 
   return {
     kind,

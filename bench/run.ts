@@ -1,0 +1,118 @@
+/**
+ * `npm run bench`: reconciliation speed and memory against the floor and the naive approach,
+ * at 100 k, 1 M and 10 M rows per source, low and high cardinality; then /health latency while
+ * a 2 M-row comparison runs. Prints a table; `--out FILE` also writes the figures as JSON.
+ *
+ *   npm run bench -- [--sizes 100k,1m,10m] [--out bench.json] [--runs 3] [--skip-health]
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { projectRoot } from '../src/config/config.ts';
+import { generateDatabase } from '../data/scale/generateDatabase.ts';
+import { parseCases, type BenchCase } from './cases.ts';
+import { probeHealth } from './healthProbe.ts';
+
+interface Figure {
+  case: string;
+  rows: number;
+  distinct_keys: number;
+  ms: number;
+  floor_ms: number;
+  naive_ms: number | null;
+  rss_mb: number;
+}
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '100k,1m,10m' },
+    out: { type: 'string' },
+    runs: { type: 'string', default: '3' },
+    'skip-health': { type: 'boolean', default: false },
+    'naive-limit': { type: 'string', default: '10000000' },
+  },
+});
+const dataDirectory = path.join(projectRoot, 'bench/.data');
+
+/** Generated databases are cached between runs: same seed, same data. */
+function databaseFor(rows: number): string {
+  mkdirSync(dataDirectory, { recursive: true });
+  const file = path.join(dataDirectory, `bench-${rows}.db`);
+  if (!existsSync(file)) {
+    process.stderr.write(`generating ${rows.toLocaleString('en-US')} rows per source…\n`);
+    generateDatabase({ rows, out: file, seed: 42, onProgress: (message) => process.stderr.write(`  ${message}\n`) });
+  }
+  return file;
+}
+
+/** Runs one approach in its own process; naive gets a large heap since it holds every key. */
+function measure(approach: 'ours' | 'floor' | 'naive', database: string, benchCase: BenchCase, runs: number) {
+  const heap = approach === 'naive' ? ['--max-old-space-size=16384'] : [];
+  const result = spawnSync(process.execPath, [...heap, '--import', 'tsx', path.join(projectRoot, 'bench/measure.ts'), approach, database, benchCase.cardinality, String(runs)], {
+    encoding: 'utf8',
+    timeout: 30 * 60 * 1000,
+    maxBuffer: 1 << 20,
+  });
+  if (result.status !== 0) {
+    process.stderr.write(`  ${approach} failed: ${(result.stderr || result.error?.message || '').trim().split('\n').at(-1)}\n`);
+    return undefined;
+  }
+  return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { ms: number; distinct_keys: number; rss_mb: number };
+}
+
+async function main() {
+  const cases = parseCases(values.sizes!);
+  const figures: Figure[] = [];
+  for (const benchCase of cases) {
+    const database = databaseFor(benchCase.rows);
+    const runs = benchCase.rows >= 10_000_000 ? 1 : Number(values.runs);
+    process.stderr.write(`${benchCase.name}: measuring…\n`);
+    measure('floor', database, benchCase, 1); // warm the file cache
+    const floor = measure('floor', database, benchCase, runs);
+    const ours = measure('ours', database, benchCase, runs);
+    const naive = benchCase.rows <= Number(values['naive-limit']) ? measure('naive', database, benchCase, runs) : undefined;
+    if (!floor || !ours) throw new Error(`${benchCase.name}: a measurement failed`);
+    figures.push({ case: benchCase.name, rows: benchCase.rows, distinct_keys: ours.distinct_keys, ms: ours.ms, floor_ms: floor.ms, naive_ms: naive?.ms ?? null, rss_mb: ours.rss_mb });
+  }
+  printTable(figures);
+  const health = values['skip-health'] ? undefined : await runHealth();
+  if (values.out) {
+    writeFileSync(values.out, `${JSON.stringify(figures, null, 2)}\n`);
+    if (health) writeFileSync(values.out.replace(/(\.json)?$/, '.health.json'), `${JSON.stringify(health, null, 2)}\n`);
+    process.stderr.write(`wrote ${values.out}\n`);
+  }
+}
+
+async function runHealth() {
+  const rows = 2_000_000;
+  process.stderr.write('health: /health latency while a 2 M-row high-cardinality comparison runs…\n');
+  const figures = await probeHealth(databaseFor(rows), rows);
+  console.log(`\n/health during a ${rows.toLocaleString('en-US')}-row comparison (${figures.comparison_ms} ms): ${figures.health_requests} requests, p50 ${figures.health_p50_ms} ms, p99 ${figures.health_p99_ms} ms, max ${figures.health_max_ms} ms`);
+  return figures;
+}
+
+function printTable(figures: Figure[]) {
+  const header = ['case', 'rows/source', 'distinct keys', 'ours ms', 'floor ms', 'naive ms', 'ours/floor', 'naive/ours', 'rss MB'];
+  const rows = figures.map((f) => [
+    f.case,
+    f.rows.toLocaleString('en-US'),
+    f.distinct_keys.toLocaleString('en-US'),
+    String(f.ms),
+    String(f.floor_ms),
+    f.naive_ms === null ? 'n/a' : String(f.naive_ms),
+    (f.ms / f.floor_ms).toFixed(2),
+    f.naive_ms === null ? 'n/a' : (f.naive_ms / f.ms).toFixed(1),
+    String(f.rss_mb),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padStart(widths[i]!)).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const row of rows) console.log(line(row));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
