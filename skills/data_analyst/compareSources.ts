@@ -11,7 +11,7 @@ import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts
 import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
 import { checkFilterValuesExist } from './diagnose.ts';
 import { interpretComparison } from './interpretation.ts';
-import { rememberComparison, STORED_DIFFERENCES } from './comparisonStore.ts';
+import { comparisons, STORED_DIFFERENCES } from './comparisonStore.ts';
 import { DEFAULT_TOP_DIFFERENCES } from './limits.ts';
 import { toWhere } from './querySource.ts';
 
@@ -44,7 +44,7 @@ export const compareSources = defineTool({
   handler: async (args, context) => {
     const shown = args.top ?? DEFAULT_TOP_DIFFERENCES;
     const result = await compare({ ...args, top: Math.max(shown, STORED_DIFFERENCES) }, context);
-    const comparisonId = rememberComparison({ args: { ...args }, result });
+    const comparisonId = comparisons.remember({ args: { ...args }, result });
     return {
       comparison_id: comparisonId,
       ...result,
@@ -81,6 +81,7 @@ export async function compare(args: CompareArguments, context: ToolContext) {
     thresholds,
     top: args.top ?? DEFAULT_TOP_DIFFERENCES,
     currencyKeyIndex: currencyKey.index,
+    preAggregate: alignOn.every((name) => sourceA.dimensions.get(name)!.cardinality === 'low' && sourceB.dimensions.get(name)!.cardinality === 'low'),
   }, context.signal);
   if (outcome.alignedRows === 0) await explainNoRows(sourceA, sourceB, filtersA.conditions, filtersB.conditions, context, notes);
   for (const [side, filters] of [['a', filtersA], ['b', filtersB]] as const) {

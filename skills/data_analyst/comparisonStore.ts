@@ -4,8 +4,8 @@
  * expired id is an error that tells the model to run the comparison again.
  */
 import { randomBytes } from 'node:crypto';
-import { ToolError } from '../../src/skills/api.ts';
 import { LRUCache } from 'lru-cache';
+import { ToolError } from '../../src/skills/api.ts';
 
 /** How long a comparison id stays usable, and how many are kept. */
 export const COMPARISON_TTL_MS = 30 * 60 * 1000;
@@ -14,27 +14,43 @@ export const MAX_STORED_COMPARISONS = 200;
 export const STORED_DIFFERENCES = 200;
 
 export interface StoredComparison {
-  /** The compare_sources arguments, normalised, to re-run or refine the comparison. */
+  /** The compare_sources arguments, to re-run or refine the comparison. */
   args: Record<string, unknown>;
-  /** The compare_sources result as returned, but with up to STORED_DIFFERENCES differences. */
+  /** The compare_sources result, with up to STORED_DIFFERENCES differences. */
   result: Record<string, unknown> & { top_differences: Record<string, unknown>[] };
 }
 
-const store = new LRUCache<string, StoredComparison>({ max: MAX_STORED_COMPARISONS, ttl: COMPARISON_TTL_MS });
-
-/** Stores a comparison and returns its id. */
-export function rememberComparison(comparison: StoredComparison): string {
-  const id = `cmp_${randomBytes(9).toString('base64url')}`;
-  store.set(id, comparison);
-  return id;
+export interface ComparisonStore {
+  remember(comparison: StoredComparison): string;
+  /** @throws ToolError unknown_value when the id is unknown or expired. */
+  recall(id: string): StoredComparison;
 }
 
-/** @throws ToolError unknown_value when the id is unknown or expired. */
-export function recallComparison(id: string): StoredComparison {
-  const found = store.get(id);
-  if (found) return found;
-  throw new ToolError('unknown_value', `Comparison '${id}' is unknown or has expired (ids last ${COMPARISON_TTL_MS / 60000} minutes).`, {
-    hint: 'Run compare_sources again with the same arguments to get a new comparison_id.',
-    details: { argument: 'comparison_id', value: id },
+/** A store; `now` (milliseconds) is for tests. */
+export function createComparisonStore(options: { ttlMs?: number; max?: number; now?: () => number } = {}): ComparisonStore {
+  const ttlMs = options.ttlMs ?? COMPARISON_TTL_MS;
+  const cache = new LRUCache<string, StoredComparison>({
+    max: options.max ?? MAX_STORED_COMPARISONS,
+    ttl: ttlMs,
+    ttlResolution: 0,
+    ...(options.now ? { perf: { now: options.now } } : {}),
   });
+  return {
+    remember(comparison) {
+      const id = `cmp_${randomBytes(9).toString('base64url')}`;
+      cache.set(id, comparison);
+      return id;
+    },
+    recall(id) {
+      const found = cache.get(id);
+      if (found) return found;
+      throw new ToolError('unknown_value', `Comparison '${id}' is unknown or has expired (ids last ${Math.round(ttlMs / 60000)} minutes).`, {
+        hint: 'Run compare_sources again with the same arguments to get a new comparison_id.',
+        details: { argument: 'comparison_id', value: id },
+      });
+    },
+  };
 }
+
+/** The store the data_analyst tools share. */
+export const comparisons = createComparisonStore();

@@ -10,7 +10,7 @@ import { resolveFilters, type FilterInput } from '../../src/catalog/filters.ts';
 import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts';
 import { formatAmount } from '../../src/shared/format.ts';
 import { compare, compareInput, type CompareArguments } from './compareSources.ts';
-import { recallComparison } from './comparisonStore.ts';
+import { comparisons } from './comparisonStore.ts';
 import { toWhere } from './querySource.ts';
 
 /** Values listed per dimension, and the most values a one-sided dimension may have to be scanned. */
@@ -37,8 +37,8 @@ export const explainDifference = defineTool({
     'Explain a gap found by compare_sources: which dimension values (e.g. group account, partner) account for it, ranked, and which load request, audit trail or document on one side carries exactly the gap. Pass comparison_id (or the comparison arguments) and optionally the key of the row to explain.',
   input,
   handler: async (args, context) => {
-    const base: CompareArguments = args.comparison_id ? (recallComparison(args.comparison_id).args as CompareArguments) : args.comparison!;
-    const overview = args.comparison_id ? recallComparison(args.comparison_id).result : await compare({ ...base, top: 1 }, context);
+    const base: CompareArguments = args.comparison_id ? (comparisons.recall(args.comparison_id).args as CompareArguments) : args.comparison!;
+    const overview = args.comparison_id ? comparisons.recall(args.comparison_id).result : await compare({ ...base, top: 1 }, context);
     const alignOn = (overview.align_on as string[]).filter((d) => d !== 'currency');
     const key = args.key ?? largestKey(overview.top_differences[0], alignOn);
     if (!key) return { explanation: 'There is nothing to explain: every aligned row matches.', summary: overview.summary };

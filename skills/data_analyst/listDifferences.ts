@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { defineTool } from '../../src/skills/api.ts';
-import { recallComparison, STORED_DIFFERENCES } from './comparisonStore.ts';
+import { comparisons, STORED_DIFFERENCES } from './comparisonStore.ts';
 
 const statuses = ['minor_diff', 'major_diff', 'only_in_a', 'only_in_b'] as const;
 
@@ -18,7 +18,7 @@ export const listDifferences = defineTool({
     status: z.array(z.enum(statuses)).min(1).optional().describe('only these statuses'),
   }),
   handler: ({ comparison_id, offset, limit, status }) => {
-    const { result } = recallComparison(comparison_id);
+    const { result } = comparisons.recall(comparison_id);
     const rows = result.top_differences.filter((row) => !status || status.includes(row.status as (typeof statuses)[number]));
     const summary = result.summary as Record<string, number>;
     const differing = statuses.reduce((sum, s) => sum + (status && !status.includes(s) ? 0 : (summary[s] ?? 0)), 0);

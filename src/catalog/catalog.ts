@@ -12,6 +12,7 @@ export interface Dimension {
   type: 'text' | 'period';
   description: string;
   examples: string[];
+  cardinality: 'low' | 'high';
 }
 
 export interface Measure {
@@ -56,7 +57,7 @@ export function buildCatalog(document: CatalogDocument, path: string): Catalog {
     const dimensions = new Map<string, Dimension>(
       Object.entries(source.dimensions).map(([dimensionName, d]) => [
         dimensionName,
-        { name: dimensionName, column: d.column, type: d.type, description: d.description, examples: d.examples },
+        { name: dimensionName, column: d.column, type: d.type, description: d.description, examples: d.examples, cardinality: d.cardinality },
       ]),
     );
     const measures = new Map<string, Measure>(

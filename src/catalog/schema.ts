@@ -19,6 +19,8 @@ const dimensionSchema = z.strictObject({
   type: z.enum(['text', 'period']).default('text'),
   description: z.string().min(1),
   examples: z.array(scalar.transform(String)).default([]),
+  /** `high` for near-unique values (document numbers): comparisons on it skip pre-aggregation. */
+  cardinality: z.enum(['low', 'high']).default('low'),
 });
 
 const measureSchema = z

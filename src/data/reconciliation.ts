@@ -35,6 +35,11 @@ export interface ComparisonPlan {
   top: number;
   /** Index in keyNames of the currency key, so totals are never summed across currencies. */
   currencyKeyIndex: number | undefined;
+  /**
+   * Sum each side per key before merging. Cheaper when keys are few (company × period): each side
+   * shrinks to a handful of rows first. With about one key per row it only adds a sort.
+   */
+  preAggregate?: boolean;
 }
 
 export interface ComparedRow {
@@ -135,6 +140,7 @@ function rowValue(measure: MeasureExpression): string {
 }
 
 function aggregateOf(measure: MeasureExpression): string {
+  if (measure.aggregation === 'count') return measure.column ? `COUNT(${quoteIdentifier(measure.column)})` : 'COUNT(*)';
   return `IFNULL(${measure.aggregation.toUpperCase()}(${quoteIdentifier(measure.column ?? '')}), 0)`;
 }
 
@@ -151,7 +157,8 @@ export function buildComparisonSql(plan: ComparisonPlan): { sql: string; params:
   const constant = constantKeys(plan);
   const grouped = keys.filter((_, index) => !constant.has(index));
   const currencyKey = plan.currencyKeyIndex === undefined || constant.has(plan.currencyKeyIndex) ? undefined : keys[plan.currencyKeyIndex]!;
-  const order = (currencyKey ? [currencyKey, ...grouped.filter((k) => k !== currencyKey)] : grouped).join(', ');
+  const orderedKeys = currencyKey ? [currencyKey, ...grouped.filter((k) => k !== currencyKey)] : grouped;
+  const order = orderedKeys.join(', ');
   const sideParams: SqlValue[] = [];
   const sideRows = (side: ComparisonSide, which: 'a' | 'b') => {
     const selectKeys = side.keys.flatMap((key, index) => {
@@ -162,15 +169,20 @@ export function buildComparisonSql(plan: ComparisonPlan): { sql: string; params:
     });
     const where = whereClause(side.where);
     sideParams.push(...where.params);
-    const perRow = decomposable(side.measure);
+    const perRow = decomposable(side.measure) && !plan.preAggregate;
     const value = perRow ? rowValue(side.measure) : aggregateOf(side.measure);
     const columns = which === 'a' ? `${value} AS va, NULL AS vb` : `NULL AS va, ${value} AS vb`;
     const sql = `SELECT ${[...selectKeys, columns].join(', ')} FROM ${quoteIdentifier(side.table)} ${where.sql}`;
-    return perRow || !order ? sql : `${sql} GROUP BY ${order}`;
+    if (perRow) return sql;
+    // Grouped per side, by column position: an alias such as k2 could also be a column's name.
+    // With no key at all, an empty side must still yield no row.
+    const positions = orderedKeys.map((key) => grouped.indexOf(key) + 1).join(', ');
+    return order ? `${sql} GROUP BY ${positions}` : `${sql} HAVING COUNT(*) > 0`;
   };
   const stacked = `${sideRows(plan.a, 'a')} UNION ALL ${sideRows(plan.b, 'b')}${order ? ` ORDER BY ${order}` : ''}`;
   // Without keys, an aggregate over no rows still yields one row: HAVING drops it.
-  const aligned = `SELECT ${order ? `${order}, ` : ''}SUM(va) AS raw_a, SUM(vb) AS raw_b FROM (${stacked})${order ? ` GROUP BY ${order}` : ' HAVING COUNT(*) > 0'}`;
+  // ORDER BY restates the GROUP BY order so the per-currency totals can read the rows in order.
+  const aligned = `SELECT ${order ? `${order}, ` : ''}SUM(va) AS raw_a, SUM(vb) AS raw_b FROM (${stacked})${order ? ` GROUP BY ${order} ORDER BY ${order}` : ' HAVING COUNT(*) > 0'}`;
   const { match, minor } = plan.thresholds;
   const sql = [
     `SELECT ${currencyKey ?? 'NULL'} AS currency, COUNT(*) AS aligned_rows, SUM(raw_a) AS total_a, SUM(raw_b) AS total_b,`,
