@@ -39,14 +39,16 @@ export const explainDifference = defineTool({
   handler: async (args, context) => {
     const base: CompareArguments = args.comparison_id ? (comparisons.recall(args.comparison_id).args as CompareArguments) : args.comparison!;
     const overview = args.comparison_id ? comparisons.recall(args.comparison_id).result : await compare({ ...base, top: 1 }, context);
-    const alignOn = (overview.align_on as string[]).filter((d) => d !== 'currency');
-    const key = args.key ?? largestKey(overview.top_differences[0], alignOn);
-    if (!key) return { explanation: 'There is nothing to explain: every aligned row matches.', summary: overview.summary };
     const sourceA = findSource(context.catalog, base.source_a);
     const sourceB = findSource(context.catalog, base.source_b);
+    // The currency is part of the row's identity when both sources have it as a dimension.
+    const alignOn = (overview.align_on as string[]).filter((d) => d !== 'currency' || (sourceA.dimensions.has(d) && sourceB.dimensions.has(d)));
+    const key = args.key ?? largestKey(overview.top_differences[0], alignOn);
+    if (!key) return { explanation: 'There is nothing to explain: every aligned row matches.', summary: overview.summary };
     const scoped: CompareArguments = { ...base, filters: { ...base.filters, ...keyFilters(key, sourceA, sourceB) }, align_on: [], top: 1 };
     const gapResult = await compare(scoped, context);
-    const gap = gapResult.summary.totals[0];
+    // A key that spans several currencies: explain the currency with the largest gap.
+    const gap = [...gapResult.summary.totals].sort((x, y) => Math.abs(y.difference) - Math.abs(x.difference))[0];
     if (!gap || gap.difference === 0) {
       return { key, explanation: `There is no gap at ${describeKey(key)}.`, summary: gapResult.summary };
     }
@@ -97,7 +99,8 @@ function keyFilters(key: Record<string, string | null>, a: Source, b: Source): F
 }
 
 async function rankSharedDimensions(scoped: CompareArguments, only: string[] | undefined, alignOn: string[], gap: number, a: Source, b: Source, context: ToolContext): Promise<Ranked[]> {
-  const pinned = new Set([...alignOn, ...Object.keys(scoped.filters ?? {}), 'currency']);
+  // Dimensions fixed by a filter (on either side, e.g. version ACTUAL vs BUDGET) cannot explain anything.
+  const pinned = new Set([...alignOn, ...Object.keys(scoped.filters ?? {}), ...Object.keys(scoped.filters_a ?? {}), ...Object.keys(scoped.filters_b ?? {}), 'currency']);
   const candidates = [...a.dimensions.keys()].filter((d) => b.dimensions.has(d) && !pinned.has(d) && (!only || only.includes(d)));
   const ranked: Ranked[] = [];
   for (const dimension of candidates) {

@@ -36,6 +36,7 @@ export function describeCatalog(catalog: Catalog) {
     sources: sources.map((source) => ({
       name: source.name,
       description: source.description,
+      aliases: source.aliases,
       dimensions: [...source.dimensions.values()].map((d) => ({
         name: d.name,
         description: d.description,

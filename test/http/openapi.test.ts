@@ -40,6 +40,9 @@ ajv.addSchema(spec, SPEC_ID);
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
+/** The tools of the bundled data_analyst skill, in registration order (skills/data_analyst/index.ts). */
+const TOOLS = ['list_sources', 'query_source', 'compare_sources', 'list_differences', 'explain_difference'];
+
 // ---------------------------------------------------------------------------------------------
 // Reading the spec
 
@@ -267,6 +270,24 @@ describe('openapi.yaml: the document', () => {
     expect([...declared].sort()).toEqual([...fromCode].sort());
   });
 
+  it('documents exactly the tools of the data_analyst skill: description, path examples, result schemas', () => {
+    const operation = at(pointerOf('paths', '/tools/{name}', 'post')) as Json;
+    const description = String(operation.description);
+    for (const tool of TOOLS) expect(description, tool).toContain(`**\`${tool}\`**`);
+    const nameParameter = (operation.parameters as Json[]).find((p) => p.name === 'name')!;
+    expect(Object.values(nameParameter.examples as Record<string, { value: string }>).map((e) => e.value)).toEqual(TOOLS);
+    // Both ToolRunResponse (by `tool`) and ToolCall (by `name`) pick the result schema per tool.
+    for (const [schema, member] of [['ToolRunResponse', 'tool'], ['ToolCall', 'name']] as const) {
+      const branches = (at(pointerOf('components', 'schemas', schema, 'allOf')) as Json[]).filter((b) => isObject((b.if as Json).properties) && ((b.if as Json).properties as Json)[member]);
+      const tools = branches.map((b) => (((b.if as Json).properties as Json)[member] as Json).const as string);
+      expect(tools, schema).toEqual(TOOLS);
+      for (const branch of branches) {
+        const ref = (((branch.then as Json).properties as Json).result as Json).$ref as string;
+        expect(() => validatorAt(ref.slice(1)), ref).not.toThrow();
+      }
+    }
+  });
+
   it('has examples that validate against their schemas', () => {
     let checked = 0;
     const checkMediaTypes = (pointer: string, what: string) => {
@@ -305,7 +326,7 @@ describe('GET /health, /skills, /openapi.yaml', () => {
     const response = await api.get('/skills');
     expectSpecResponse(response, 'get', '/skills', 200);
     const tools = (response.body as { skills: { tools: { name: string }[] }[] }).skills.flatMap((s) => s.tools.map((t) => t.name));
-    expect(tools).toEqual(expect.arrayContaining(['list_sources', 'query_source', 'compare_sources']));
+    expect(tools).toEqual(TOOLS);
   });
 
   it('GET /openapi.yaml serves this document', async () => {
@@ -344,6 +365,8 @@ describe('POST /chat', () => {
     expect(answer.finished).toBe(true);
     expect(answer.stop_reason).toBe('completed');
     expect(answer.tool_calls.some((call) => call.name === 'compare_sources' && call.ok)).toBe(true);
+    // The offline planner explains the gap it found: that result went through ExplainDifferenceResult.
+    expect(answer.tool_calls.some((call) => call.name === 'explain_difference' && call.ok)).toBe(true);
     sessionId = answer.session_id;
   });
 
@@ -411,7 +434,7 @@ describe('POST /tools/{name}', () => {
     const response = await api.post('/tools/list_sources').send({});
     expectSpecResponse(response, 'post', '/tools/list_sources', 200);
     const result = (response.body as { result: { sources: { name: string }[] } }).result;
-    expect(result.sources.map((s) => s.name)).toEqual(expect.arrayContaining(['fi_reporting', 'bpc_reporting', 'consolidation_mart']));
+    expect(result.sources.map((s) => s.name)).toEqual(expect.arrayContaining(['fi_reporting', 'bpc_reporting', 'consolidation_mart', 'fi_acquisition']));
   });
 
   it('runs list_sources without a body (200)', async () => {
@@ -431,6 +454,112 @@ describe('POST /tools/{name}', () => {
     const response = await api.post('/tools/compare_sources').send(args);
     expectSpecResponse(response, 'post', '/tools/compare_sources', 200);
     expect(response.body).toMatchObject({ tool: 'compare_sources', ok: true, result: { summary: { aligned_rows: 1, major_diff: 1 } } });
+    const result = (response.body as { result: Json }).result;
+    expect(result.comparison_id).toMatch(/^cmp_[A-Za-z0-9_-]+$/);
+    expect(Object.keys(result)[0]).toBe('comparison_id');
+    expect(result.more_differences).toBeUndefined();
+  });
+
+  it('runs compare_sources with a small top (200 with more_differences), then pages with list_differences (200)', async () => {
+    const args = { source_a: 'consolidation_mart', source_b: 'consolidation_mart', measure: 'amount_gc', align_on: ['company', 'period', 'group_account'], filters_a: { version: 'ACTUAL' }, filters_b: { version: 'BUDGET' }, top: 3 };
+    const compared = await api.post('/tools/compare_sources').send(args);
+    expectSpecResponse(compared, 'post', '/tools/compare_sources', 200);
+    const comparison = (compared.body as { result: { comparison_id: string; more_differences?: string; top_differences: Json[]; summary: Record<string, number> } }).result;
+    expect(comparison.top_differences).toHaveLength(3);
+    expect(comparison.more_differences).toContain(comparison.comparison_id);
+    const differing = comparison.summary.minor_diff! + comparison.summary.major_diff! + comparison.summary.only_in_a! + comparison.summary.only_in_b!;
+    expect(differing).toBeGreaterThan(20);
+
+    const body = { comparison_id: comparison.comparison_id, limit: 5 };
+    const first = await api.post('/tools/list_differences').send(body);
+    expectSpecResponse(first, 'post', '/tools/list_differences', 200);
+    const page = (first.body as { result: { rows: Json[]; has_more: boolean; offset: number; differing_rows: number } }).result;
+    expect(page).toMatchObject({ offset: 0, has_more: true, differing_rows: differing });
+    expect(page.rows).toHaveLength(5);
+    expect(page.rows.slice(0, 3)).toEqual(comparison.top_differences);
+
+    const filtered = await api.post('/tools/list_differences').send({ comparison_id: comparison.comparison_id, offset: 2, limit: 100, status: ['only_in_b'] });
+    expectSpecResponse(filtered, 'post', '/tools/list_differences', 200);
+    const onlyB = (filtered.body as { result: { rows: { status: string }[]; has_more: boolean; differing_rows: number } }).result;
+    expect(onlyB).toMatchObject({ has_more: false, differing_rows: comparison.summary.only_in_b });
+    expect(onlyB.rows.every((row) => row.status === 'only_in_b')).toBe(true);
+  });
+
+  it('refuses a top over 200 (422 tool-error, invalid_arguments)', async () => {
+    const response = await api.post('/tools/compare_sources').send({ source_a: 'fi_reporting', source_b: 'bpc_reporting', measure: 'amount', top: 201 });
+    expectSpecResponse(response, 'post', '/tools/compare_sources', 422);
+    expect(expectProblem(response, '/problems/tool-error')).toMatchObject({ error: { code: 'invalid_arguments', issues: [{ path: 'top' }] } });
+  });
+
+  it('refuses an unknown comparison_id (422 tool-error, unknown_value, hint to run compare_sources again)', async () => {
+    for (const tool of ['list_differences', 'explain_difference']) {
+      const response = await api.post(`/tools/${tool}`).send({ comparison_id: 'cmp_doesNotExist' });
+      expectSpecResponse(response, 'post', `/tools/${tool}`, 422);
+      const problem = expectProblem(response, '/problems/tool-error');
+      expect(problem).toMatchObject({ tool, ok: false, error: { code: 'unknown_value', argument: 'comparison_id', value: 'cmp_doesNotExist' } });
+      expect((problem.error as Json).hint).toContain('compare_sources');
+    }
+  });
+
+  it('refuses a list_differences limit over 100 (422 tool-error, invalid_arguments)', async () => {
+    const response = await api.post('/tools/list_differences').send({ comparison_id: 'cmp_x', limit: 101 });
+    expectSpecResponse(response, 'post', '/tools/list_differences', 422);
+    expect(expectProblem(response, '/problems/tool-error')).toMatchObject({ error: { code: 'invalid_arguments', issues: [{ path: 'limit' }] } });
+  });
+
+  const fiAgainstBpc = { source_a: 'fi_reporting', source_b: 'bpc_reporting', measure: 'amount', filters: { company: '1000', period: '2024012' } };
+
+  it('runs explain_difference with the comparison arguments (200, the explained gap)', async () => {
+    const response = await api.post('/tools/explain_difference').send({ comparison: fiAgainstBpc });
+    expectSpecResponse(response, 'post', '/tools/explain_difference', 200);
+    expectValid('/components/schemas/ExplainedGap', (response.body as Json).result, 'explain_difference result');
+    expect(response.body).toMatchObject({
+      tool: 'explain_difference',
+      ok: true,
+      result: {
+        key: { company: '1000', period: '2024012' },
+        gap: { currency: 'EUR', difference: 110000 },
+        one_sided: [{ source: 'fi_reporting', dimension: 'load_request', amount: 110000 }],
+      },
+    });
+    const byDimension = (response.body as { result: { by_dimension: Json[] } }).result.by_dimension;
+    expect(byDimension[0]).toMatchObject({ dimension: 'group_account', explains_percent: 100, values: [{ value: 'G4000000', difference: 110000 }] });
+  });
+
+  it('runs explain_difference with a comparison_id from compare_sources (200)', async () => {
+    const compared = await api.post('/tools/compare_sources').send(fiAgainstBpc);
+    const comparisonId = (compared.body as { result: { comparison_id: string } }).result.comparison_id;
+    const response = await api.post('/tools/explain_difference').send({ comparison_id: comparisonId, key: { company: '1000', period: '2024012' }, dimensions: ['group_account'] });
+    expectSpecResponse(response, 'post', '/tools/explain_difference', 200);
+    const result = (response.body as { result: { by_dimension: { dimension: string }[]; one_sided: unknown[] } }).result;
+    expect(result.by_dimension.map((d) => d.dimension)).toEqual(['group_account']);
+    expect(result.one_sided).toEqual([]);
+  });
+
+  it('runs explain_difference when nothing differs (200, explanation and summary only)', async () => {
+    const response = await api.post('/tools/explain_difference').send({ comparison: { ...fiAgainstBpc, source_b: 'fi_reporting' } });
+    expectSpecResponse(response, 'post', '/tools/explain_difference', 200);
+    expect(Object.keys((response.body as { result: Json }).result).sort()).toEqual(['explanation', 'summary']);
+  });
+
+  it('runs explain_difference for a key without a gap (200, key, explanation and summary)', async () => {
+    const response = await api.post('/tools/explain_difference').send({ comparison: { ...fiAgainstBpc, filters: { company: '1000' } }, key: { company: '1000', period: '2024001' } });
+    expectSpecResponse(response, 'post', '/tools/explain_difference', 200);
+    const result = (response.body as { result: Json }).result;
+    expect(Object.keys(result).sort()).toEqual(['explanation', 'key', 'summary']);
+    expect(result.key).toEqual({ company: '1000', period: '2024001' });
+  });
+
+  it('refuses explain_difference without comparison_id or comparison (422 tool-error, invalid_arguments)', async () => {
+    const response = await api.post('/tools/explain_difference').send({});
+    expectSpecResponse(response, 'post', '/tools/explain_difference', 422);
+    expect(expectProblem(response, '/problems/tool-error')).toMatchObject({ error: { code: 'invalid_arguments', issues: [{ path: '(arguments)' }] } });
+  });
+
+  it('refuses an explain_difference key on a dimension one source lacks (422 tool-error, unknown_dimension)', async () => {
+    const response = await api.post('/tools/explain_difference').send({ comparison: fiAgainstBpc, key: { gl_account: '4000000' } });
+    expectSpecResponse(response, 'post', '/tools/explain_difference', 422);
+    expect(expectProblem(response, '/problems/tool-error')).toMatchObject({ error: { code: 'unknown_dimension', argument: 'key' } });
   });
 
   it('runs every request example of the spec (200), each valid for the tool input_schema from GET /skills', async () => {
@@ -439,7 +568,12 @@ describe('POST /tools/{name}', () => {
     const examplesPointer = `${deref(pointerOf('paths', '/tools/{name}', 'post', 'requestBody')).pointer}${pointerOf('content', 'application/json', 'examples')}`;
     const examples = at(examplesPointer) as Json;
     const tools = new Set<string>();
-    for (const name of Object.keys(examples)) {
+    const results = new Map<string, Json>();
+    // Examples that need a comparison_id name, in x-comparison-from, the compare_sources example
+    // that makes it (ids expire, so the one shown is illustrative): they run after the others.
+    const names = Object.keys(examples);
+    const needsComparison = (name: string) => deref(`${examplesPointer}${pointerOf(name)}`).node['x-comparison-from'] !== undefined;
+    for (const name of [...names.filter((n) => !needsComparison(n)), ...names.filter(needsComparison)]) {
       const example = deref(`${examplesPointer}${pointerOf(name)}`).node;
       const tool = example['x-tool'];
       expect(tool, `example '${name}' needs x-tool`).toEqual(expect.any(String));
@@ -447,11 +581,21 @@ describe('POST /tools/{name}', () => {
       expect(inputSchema, `example '${name}': unknown tool ${String(tool)}`).toBeDefined();
       const validateInput = new Ajv2020({ strict: false }).compile(inputSchema!);
       expect(validateInput(example.value), `example '${name}' vs input_schema of ${String(tool)}: ${JSON.stringify(validateInput.errors)}`).toBe(true);
-      const response = await api.post(`/tools/${String(tool)}`).send(example.value as object);
+      let args = example.value as Json;
+      const from = example['x-comparison-from'];
+      if (from !== undefined) {
+        expect((examples[from as string] as Json | undefined)?.['x-tool'], `example '${name}': x-comparison-from must name a compare_sources example`).toBe('compare_sources');
+        expect(args.comparison_id, `example '${name}' shows a comparison_id`).toMatch(/^cmp_/);
+        const comparisonId = results.get(from as string)?.comparison_id;
+        expect(comparisonId, `example '${name}': no comparison_id from '${String(from)}'`).toEqual(expect.any(String));
+        args = { ...args, comparison_id: comparisonId };
+      }
+      const response = await api.post(`/tools/${String(tool)}`).send(args);
       expectSpecResponse(response, 'post', `/tools/${String(tool)}`, 200);
+      results.set(name, (response.body as { result: Json }).result);
       tools.add(tool as string);
     }
-    expect([...tools].sort()).toEqual(['compare_sources', 'list_sources', 'query_source']);
+    expect([...tools].sort()).toEqual([...TOOLS].sort());
   });
 
   it('refuses a wrong source name (422 tool-error, unknown_source, closest fi_reporting)', async () => {
@@ -473,7 +617,7 @@ describe('POST /tools/{name}', () => {
     const response = await api.post('/tools/nope').send({});
     expectSpecResponse(response, 'post', '/tools/nope', 404);
     const problem = expectProblem(response, '/problems/tool-not-found');
-    expect(problem.error).toMatchObject({ code: 'unknown_tool', choices: expect.arrayContaining(['query_source']) });
+    expect(problem.error).toMatchObject({ code: 'unknown_tool', choices: TOOLS });
   });
 
   it('suggests the closest tool name (404 tool-not-found)', async () => {
