@@ -41,8 +41,8 @@ export const explainDifference = defineTool({
     const overview = args.comparison_id ? comparisons.recall(args.comparison_id).result : await compare({ ...base, top: 1 }, context);
     const sourceA = findSource(context.catalog, base.source_a);
     const sourceB = findSource(context.catalog, base.source_b);
-    // The currency is part of the row's identity when both sources have it as a dimension.
-    const alignOn = (overview.align_on as string[]).filter((d) => d !== 'currency' || (sourceA.dimensions.has(d) && sourceB.dimensions.has(d)));
+    // The currency key may be a fixed currency rather than a dimension: the gap picks it instead.
+    const alignOn = (overview.align_on as string[]).filter((d) => d !== 'currency');
     const key = args.key ?? largestKey(overview.top_differences[0], alignOn);
     if (!key) return { explanation: 'There is nothing to explain: every aligned row matches.', summary: overview.summary };
     const scoped: CompareArguments = { ...base, filters: { ...base.filters, ...keyFilters(key, sourceA, sourceB) }, align_on: [], top: 1 };
