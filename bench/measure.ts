@@ -38,11 +38,19 @@ function keys(): string {
   return [...alignment.columns, MEASURE.currencyColumn].map((c) => `"${c}"`).join(', ');
 }
 
-/** Candidate floor statements: each computes both sides' totals per key; the cheapest counts. */
+/**
+ * Candidate floor statements: each computes both sides' totals per key (merged in index order,
+ * stacked and grouped, or grouped per side first); the cheapest one is the floor.
+ */
 function floorStatements(): string[] {
   const k = keys();
   const m = `"${MEASURE.column}"`;
+  const currencyFirst = [MEASURE.currencyColumn, ...alignment.columns].map((c) => `"${c}"`).join(', ');
+  const merged = (order: string) =>
+    `SELECT COUNT(*), SUM(a), SUM(b) FROM (SELECT ${order}, SUM(a) AS a, SUM(b) AS b FROM (SELECT ${order}, ${m} AS a, NULL AS b FROM ${SOURCE_A.table} UNION ALL SELECT ${order}, NULL, ${m} FROM ${SOURCE_B.table} ORDER BY ${order}) GROUP BY ${order})`;
   return [
+    merged(k),
+    merged(currencyFirst),
     `SELECT COUNT(*), SUM(a), SUM(b) FROM (SELECT ${k}, SUM(a) AS a, SUM(b) AS b FROM (SELECT ${k}, ${m} AS a, NULL AS b FROM ${SOURCE_A.table} UNION ALL SELECT ${k}, NULL, ${m} FROM ${SOURCE_B.table}) GROUP BY ${k})`,
     `WITH a AS (SELECT ${k}, SUM(${m}) AS v FROM ${SOURCE_A.table} GROUP BY ${k}), b AS (SELECT ${k}, SUM(${m}) AS v FROM ${SOURCE_B.table} GROUP BY ${k}) SELECT COUNT(*), SUM(va), SUM(vb) FROM (SELECT ${k}, MAX(va) AS va, MAX(vb) AS vb FROM (SELECT ${k}, v AS va, NULL AS vb FROM a UNION ALL SELECT ${k}, NULL, v FROM b) GROUP BY ${k})`,
   ];
