@@ -6,31 +6,9 @@
 import { PERIODS, SCOPE } from '../sample/model.ts';
 import { roundToStep, translate } from './money.ts';
 import type { Cell, Plan } from './plan.ts';
+import type { BpcRow, MartRow } from '../sample/types.ts';
 
-export interface MartRow {
-  compcode: string;
-  fiscper: string;
-  version: 'ACTUAL' | 'BUDGET' | 'FORECAST';
-  grpacct: string;
-  pcompany: string | null;
-  lcCents: number;
-  ytdCents: number;
-  curkey_lc: string;
-  gcCents: number;
-}
-
-export interface BpcRow {
-  compcode: string;
-  fiscper: string;
-  version: 'ACTUAL' | 'BUDGET';
-  scope: string;
-  grpacct: string;
-  pcompany: string | null;
-  audittrail: 'INPUT' | 'ADJ_MANUAL';
-  lcCents: number;
-  curkey_lc: string;
-  gcCents: number;
-}
+export type { BpcRow, MartRow };
 
 const VERSIONS = ['ACTUAL', 'BUDGET', 'FORECAST'] as const;
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createComparisonStore } from '../../skills/data_analyst/comparisonStore.ts';
-import { sampleToolbox } from '../support/sampleContext.ts';
+import { runTool, sampleToolbox } from '../support/sampleContext.ts';
 
 let toolbox: Awaited<ReturnType<typeof sampleToolbox>>;
 beforeAll(async () => {
@@ -8,10 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => toolbox.close());
 
-async function run(name: string, args: unknown): Promise<any> {
-  const outcome = await toolbox.registry.execute(name, args, toolbox.context);
-  return outcome.ok ? outcome.result : { error: outcome.error };
-}
+const run = (name: string, args: unknown) => runTool(toolbox, name, args);
 
 describe('comparison ids', () => {
   it('pages through the differences of a comparison without recomputing it', async () => {

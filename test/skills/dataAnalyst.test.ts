@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sampleDatabasePath, sampleToolbox } from '../support/sampleContext.ts';
+import { runTool, sampleDatabasePath, sampleToolbox } from '../support/sampleContext.ts';
 
 type Toolbox = Awaited<ReturnType<typeof sampleToolbox>>;
 let toolbox: Toolbox;
@@ -12,10 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => toolbox.close());
 
-async function run(name: string, args: unknown): Promise<any> {
-  const outcome = await toolbox.registry.execute(name, args, toolbox.context);
-  return outcome.ok ? outcome.result : { error: outcome.error };
-}
+const run = (name: string, args: unknown) => runTool(toolbox, name, args);
 
 describe('list_sources', () => {
   it('describes every source, its units and which pairs compare on which dimensions', async () => {

@@ -21,3 +21,9 @@ export async function sampleToolbox(): Promise<{ registry: SkillRegistry; contex
   const data = createDataAccess(database);
   return { registry, context: { catalog, data, logger: silentLogger() }, close: () => data.close() };
 }
+
+/** Runs a tool and returns its result, or `{error}` when it failed (the shape the model sees). */
+export async function runTool(toolbox: { registry: SkillRegistry; context: ToolContext }, name: string, args: unknown): Promise<any> {
+  const outcome = await toolbox.registry.execute(name, args, toolbox.context);
+  return outcome.ok ? outcome.result : { error: outcome.error };
+}
