@@ -3,13 +3,14 @@
  * it answers or the per-question budget of model calls is spent. The messages it returns
  * always form a valid conversation to continue from.
  */
-import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
 import { toModelProviderError } from '../model/providerErrors.ts';
 import type { ToolContext } from '../skills/api.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import { MAX_MODEL_CALLS_PER_QUESTION } from './constants.ts';
+import type { AgentEventListener } from './events.ts';
 import { hasToolCalls, reachedModelCallLimit } from './stopConditions.ts';
 import { summariseFindings, summariseUnfinishedRun } from './unfinishedRun.ts';
 import { executeToolCalls, type ToolCallRecord } from './toolExecution.ts';
@@ -46,6 +47,8 @@ export interface RunAgentOptions {
   toolContext: ToolContext;
   signal?: AbortSignal;
   maxModelCalls?: number;
+  /** When given, the model is streamed and every token and tool call is reported as it happens. */
+  onEvent?: AgentEventListener;
 }
 
 /**
@@ -65,7 +68,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult
     const started = performance.now();
     let reply: AIMessage;
     try {
-      reply = await model.invoke(prepareMessages(systemPrompt, history, turn), { signal });
+      const messages = prepareMessages(systemPrompt, history, turn);
+      reply = options.onEvent ? await streamReply(model, messages, signal, options.onEvent) : await model.invoke(messages, { signal });
     } catch (error) {
       throw toModelProviderError(error, signal);
     }
@@ -78,18 +82,45 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult
     turn.push(message);
     if (!hasToolCalls(reply)) {
       // Some local models end a turn with no text at all; the user still gets the findings.
-      const answer = textOf(message).trim() || summariseFindings(toolCalls, 'The model finished without writing an answer.');
+      const written = textOf(message).trim();
+      const answer = written || summariseFindings(toolCalls, 'The model finished without writing an answer.');
+      if (!written) options.onEvent?.({ type: 'token', text: answer });
       return { answer, finished: true, stopReason: 'completed', iterations, toolCalls, usage, messages: turn };
     }
-    const executed = await executeToolCalls(calls, registry, { ...toolContext, signal });
+    const executed = await executeToolCalls(calls, registry, { ...toolContext, signal }, options.onEvent);
     turn.push(...executed.messages);
     toolCalls.push(...executed.records);
   }
 
   // Out of budget: every tool call is answered; close the turn with an assistant message so the next turn starts cleanly.
   const answer = summariseUnfinishedRun(toolCalls, maxModelCalls);
+  options.onEvent?.({ type: 'token', text: answer });
   turn.push(new AIMessage(answer));
   return { answer, finished: false, stopReason: 'max_iterations', iterations, toolCalls, usage, messages: turn };
+}
+
+/**
+ * Streams one model reply, reporting text as it arrives, and returns the whole message.
+ * Tool-call argument fragments are joined by LangChain; arguments it could only "repair" into
+ * something invalid fail validation later as a structured tool error.
+ */
+async function streamReply(model: ChatModelWithTools, messages: BaseMessage[], signal: AbortSignal | undefined, onEvent: AgentEventListener): Promise<AIMessage> {
+  let whole: AIMessageChunk | undefined;
+  for await (const chunk of await model.stream(messages, { signal })) {
+    const piece = chunk as unknown as AIMessageChunk;
+    whole = whole ? whole.concat(piece) : piece;
+    const text = typeof piece.content === 'string' ? piece.content : textOf(piece as unknown as AIMessage);
+    if (text) onEvent({ type: 'token', text });
+  }
+  if (!whole) throw new Error('the model stream ended without a message');
+  return new AIMessage({
+    content: whole.content,
+    id: whole.id,
+    tool_calls: whole.tool_calls,
+    invalid_tool_calls: whole.invalid_tool_calls,
+    usage_metadata: whole.usage_metadata,
+    response_metadata: whole.response_metadata,
+  });
 }
 
 function addUsage(usage: Usage, message: AIMessage): void {

@@ -6,6 +6,7 @@ import { ToolMessage } from '@langchain/core/messages';
 import type { ToolContext } from '../skills/api.ts';
 import type { SkillRegistry, ToolOutcome } from '../skills/registry.ts';
 import { MAX_TOOL_RESULT_CHARS } from './constants.ts';
+import { compactResult, type AgentEventListener } from './events.ts';
 import type { PendingToolCall } from './turnPreparation.ts';
 
 /** What the API reports about each tool call. */
@@ -23,10 +24,13 @@ export async function executeToolCalls(
   calls: readonly PendingToolCall[],
   registry: SkillRegistry,
   context: ToolContext,
+  onEvent?: AgentEventListener,
 ): Promise<{ messages: ToolMessage[]; records: ToolCallRecord[] }> {
   const messages: ToolMessage[] = [];
   const records: ToolCallRecord[] = [];
   for (const call of calls) {
+    const args = call.malformed ? call.malformed.raw : call.args;
+    onEvent?.({ type: 'tool_start', id: call.id, name: call.name, args });
     const started = performance.now();
     const outcome: ToolOutcome = call.malformed
       ? await registry.execute(call.name, call.malformed.raw, context)
@@ -37,7 +41,8 @@ export async function executeToolCalls(
       { tool: call.name, tool_call_id: call.id, duration_ms: durationMs, ok: outcome.ok, ...(outcome.ok ? {} : { error_code: outcome.error.code }) },
       'tool call',
     );
-    records.push({ id: call.id, name: call.name, args: call.malformed ? call.malformed.raw : call.args, ok: outcome.ok, result, duration_ms: durationMs });
+    records.push({ id: call.id, name: call.name, args, ok: outcome.ok, result, duration_ms: durationMs });
+    onEvent?.({ type: 'tool_result', id: call.id, name: call.name, ok: outcome.ok, duration_ms: durationMs, result: compactResult(result) });
     messages.push(new ToolMessage({ tool_call_id: call.id, name: call.name, content: toModelText(result), status: outcome.ok ? 'success' : 'error' }));
   }
   return { messages, records };

@@ -42,6 +42,9 @@ export interface PendingToolCall {
 export function normaliseAssistantMessage(message: AIMessage): { message: AIMessage; calls: PendingToolCall[] } {
   const calls = inModelOrder(message).map((call): PendingToolCall => {
     if (call.kind === 'invalid') {
+      // Streamed calls without an id land here although their arguments are fine.
+      const parsed = parseObject(call.value.args);
+      if (parsed) return { id: call.value.id || generatedId(), name: call.value.name ?? 'unknown', args: parsed };
       return {
         id: call.value.id || generatedId(),
         name: call.value.name ?? 'unknown',
@@ -94,6 +97,16 @@ function inModelOrder(message: AIMessage): OrderedCall[] {
   }
   ordered.push(...valid.map((value) => ({ kind: 'valid' as const, value })), ...invalid.map((value) => ({ kind: 'invalid' as const, value })));
   return ordered;
+}
+
+function parseObject(text: string | undefined): Record<string, unknown> | undefined {
+  if (!text) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function parsesAsJson(text: unknown): boolean {

@@ -106,8 +106,24 @@ export class QueryPool implements DataAccess {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new ToolError('query_failed', 'The service is shutting down.'));
       if (signal?.aborted) return reject(cancelled());
-      const task: Task = { id: this.nextId++, operation, input, signal, resolve: resolve as (value: unknown) => void, reject };
-      signal?.addEventListener('abort', () => this.cancel(task), { once: true });
+      const onAbort = () => this.cancel(task);
+      // Detach from the caller's signal once settled: a question may run many queries on one signal.
+      const settle = () => signal?.removeEventListener('abort', onAbort);
+      const task: Task = {
+        id: this.nextId++,
+        operation,
+        input,
+        signal,
+        resolve: (value) => {
+          settle();
+          (resolve as (value: unknown) => void)(value);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(task);
       this.dispatch();
     });

@@ -23,14 +23,18 @@ export const problemTypes = {
 
 export type ProblemKind = keyof typeof problemTypes;
 
+/** The problem document itself, for a response body or a streamed `error` event. */
+export function problemBody(response: Response, kind: ProblemKind, detail: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const requestId = response.req?.id;
+  return { ...problemTypes[kind], detail, ...(requestId ? { request_id: String(requestId) } : {}), ...extra };
+}
+
 /** Sends a problem response; `extra` adds members such as `errors`, `session_id` or `error`. */
 export function sendProblem(response: Response, kind: ProblemKind, detail: string, extra: Record<string, unknown> = {}): void {
-  const problem = problemTypes[kind];
-  const requestId = response.req?.id;
   response
-    .status(problem.status)
+    .status(problemTypes[kind].status)
     .type('application/problem+json')
-    .send(JSON.stringify({ ...problem, detail, ...(requestId ? { request_id: String(requestId) } : {}), ...extra }));
+    .send(JSON.stringify(problemBody(response, kind, detail, extra)));
 }
 
 const modelKinds: Record<ModelProviderError['kind'], ProblemKind> = {
@@ -40,6 +44,11 @@ const modelKinds: Record<ModelProviderError['kind'], ProblemKind> = {
   bad_response: 'modelUnavailable',
   rejected: 'modelUnavailable',
 };
+
+/** The problem kind for a model-provider failure. */
+export function modelProblemKind(error: ModelProviderError): ProblemKind {
+  return modelKinds[error.kind];
+}
 
 /** Sends the problem response for a model-provider failure. */
 export function sendModelProblem(response: Response, error: ModelProviderError, extra: Record<string, unknown> = {}): void {

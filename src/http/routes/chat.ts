@@ -1,6 +1,7 @@
 /**
- * POST /chat: one question in, an explained answer out, with the tool calls that produced it.
- * A session_id continues a conversation; an unknown one is a 404, never a silent new session.
+ * POST /chat: one question in, an explained answer out, with the tool calls that produced it,
+ * as one JSON body or as a live event stream. A session_id continues a conversation; an
+ * unknown one is a 404, never a silent new session.
  */
 import { Router } from 'express';
 import { z } from 'zod';
@@ -9,7 +10,8 @@ import { MAX_MESSAGE_CHARS } from '../../agent/constants.ts';
 import { ModelProviderError } from '../../errors/index.ts';
 import { toModelProviderError } from '../../model/providerErrors.ts';
 import type { AppServices } from '../app.ts';
-import { sendModelProblem, sendProblem } from '../problem.ts';
+import { openEventStream, wantsEventStream } from '../eventStream.ts';
+import { modelProblemKind, problemBody, sendModelProblem, sendProblem } from '../problem.ts';
 import { parseBody } from '../validation.ts';
 
 const chatRequest = z.strictObject({
@@ -18,6 +20,7 @@ const chatRequest = z.strictObject({
     .refine((text) => text.trim().length > 0, { error: 'must not be empty' })
     .refine((text) => [...text].length <= MAX_MESSAGE_CHARS, { error: `must be at most ${MAX_MESSAGE_CHARS} characters` }),
   session_id: z.uuid({ error: 'must be a session id returned by an earlier /chat response' }).optional(),
+  stream: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
 export function chatRoutes(services: AppServices): Router {
@@ -37,8 +40,11 @@ export function chatRoutes(services: AppServices): Router {
     });
     const signal = AbortSignal.any([disconnected.signal, AbortSignal.timeout(services.chatDeadlineMs)]);
     const logger = request.log.child({ session_id: session.id });
+    // Past this point a streamed request gets its answer, or its error, as events.
+    const events = wantsEventStream(body.stream, request.headers.accept) ? openEventStream(response) : undefined;
     try {
       const result = await services.sessions.runExclusive(session.id, async () => {
+        const startedAt = new Date();
         const run = await runAgent({
           model: services.model,
           registry: services.registry,
@@ -47,12 +53,13 @@ export function chatRoutes(services: AppServices): Router {
           question: body.message,
           toolContext: { catalog: services.catalog, data: services.data, logger },
           signal,
+          ...(events ? { onEvent: events.send } : {}),
         });
-        services.sessions.append(session.id, run.messages);
+        services.sessions.appendTurn(session.id, { ...run, question: body.message, startedAt, finishedAt: new Date() });
         return run;
       });
-      logger.info({ iterations: result.iterations, finished: result.finished, tool_calls: result.toolCalls.length }, 'chat answered');
-      response.json({
+      logger.info({ iterations: result.iterations, finished: result.finished, tool_calls: result.toolCalls.length, streamed: Boolean(events) }, 'chat answered');
+      const answer = {
         session_id: session.id,
         answer: result.answer,
         finished: result.finished,
@@ -60,13 +67,24 @@ export function chatRoutes(services: AppServices): Router {
         iterations: result.iterations,
         tool_calls: result.toolCalls,
         usage: result.usage,
-      });
+      };
+      if (events) events.final(answer);
+      else response.json(answer);
     } catch (error) {
-      if (disconnected.signal.aborted || response.headersSent) return;
-      if (!ModelProviderError.isInstance(error) && !signal.aborted) throw error; // a bug: the error handler logs it and answers 500
+      if (disconnected.signal.aborted) {
+        logger.info('chat cancelled: the client went away');
+        return;
+      }
+      if (!ModelProviderError.isInstance(error) && !signal.aborted) {
+        if (!events) throw error; // a bug: the error handler logs it and answers 500
+        logger.error({ err: error }, 'chat failed');
+        events.error(problemBody(response, 'internal', 'Something went wrong on our side; the error was logged.', { session_id: session.id }));
+        return;
+      }
       const failure = ModelProviderError.isInstance(error) ? error : toModelProviderError(error, signal);
       logger.warn({ reason: failure.kind, err: failure.cause }, 'chat failed: model provider');
-      sendModelProblem(response, failure, { session_id: session.id });
+      if (events) events.error(problemBody(response, modelProblemKind(failure), failure.message, { reason: failure.kind, session_id: session.id }));
+      else sendModelProblem(response, failure, { session_id: session.id });
     }
   });
   return router;

@@ -4,8 +4,8 @@
  * the same agent loop as a hosted model, and writes the answer from the tool results.
  */
 import { BaseChatModel, type BaseChatModelParams } from '@langchain/core/language_models/chat_models';
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import type { ChatResult } from '@langchain/core/outputs';
+import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import type { Catalog } from '../../catalog/catalog.ts';
 import { nextStep, type CompletedCall } from './planner.ts';
 import { parseQuestion, type ParsedQuestion } from './questionParser.ts';
@@ -44,6 +44,27 @@ export class OfflineChatModel extends BaseChatModel {
     const message = this.reply(messages);
     const text = typeof message.content === 'string' ? message.content : '';
     return { generations: [{ text, message }] };
+  }
+
+  /** Streams the same reply: tool calls in one chunk, answer text a few words at a time. */
+  override async *_streamResponseChunks(messages: BaseMessage[], options: this['ParsedCallOptions']): AsyncGenerator<ChatGenerationChunk> {
+    const message = this.reply(messages);
+    if (message.tool_calls?.length) {
+      const chunk = new AIMessageChunk({
+        content: '',
+        tool_call_chunks: message.tool_calls.map((call, index) => ({ id: call.id, name: call.name, args: JSON.stringify(call.args), index, type: 'tool_call_chunk' as const })),
+        usage_metadata: message.usage_metadata,
+      });
+      yield new ChatGenerationChunk({ text: '', message: chunk });
+      return;
+    }
+    const text = typeof message.content === 'string' ? message.content : '';
+    const pieces = text.match(/\S+\s*|\s+/g) ?? [''];
+    for (let index = 0; index < pieces.length; index += 1) {
+      if (options.signal?.aborted) return;
+      const last = index === pieces.length - 1;
+      yield new ChatGenerationChunk({ text: pieces[index]!, message: new AIMessageChunk({ content: pieces[index]!, ...(last ? { usage_metadata: message.usage_metadata } : {}) }) });
+    }
   }
 
   private reply(messages: BaseMessage[]): AIMessage {
