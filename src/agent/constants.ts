@@ -10,3 +10,12 @@ export const MAX_TOOL_RESULT_CHARS = 32_000;
 
 /** Longest question accepted, in characters. */
 export const MAX_MESSAGE_CHARS = 8_000;
+
+/**
+ * Estimated tokens of conversation history sent with a question (system prompt excluded).
+ * Older tool results are summarised and the oldest turns folded into a note to stay within it.
+ */
+export const HISTORY_TOKEN_BUDGET = 24_000;
+
+/** The most recent turns always sent word for word. */
+export const RECENT_TURNS_KEPT = 2;

@@ -9,7 +9,8 @@ import type { BaseLanguageModelInput } from '@langchain/core/language_models/bas
 import { toModelProviderError } from '../model/providerErrors.ts';
 import type { ToolContext } from '../skills/api.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
-import { MAX_MODEL_CALLS_PER_QUESTION } from './constants.ts';
+import { HISTORY_TOKEN_BUDGET, MAX_MODEL_CALLS_PER_QUESTION, RECENT_TURNS_KEPT } from './constants.ts';
+import { estimateTokens, fitHistory, isHistorySummary } from './contextWindow.ts';
 import type { AgentEventListener } from './events.ts';
 import { hasToolCalls, reachedModelCallLimit } from './stopConditions.ts';
 import { summariseFindings, summariseUnfinishedRun } from './unfinishedRun.ts';
@@ -22,6 +23,8 @@ export interface Usage {
   input_tokens: number;
   output_tokens: number;
   total_tokens: number;
+  /** Estimated tokens of the prompt sent with the question (system prompt, fitted history, question). */
+  prompt_tokens: number;
 }
 
 export type StopReason = 'completed' | 'max_iterations';
@@ -56,11 +59,20 @@ export interface RunAgentOptions {
  * @throws ModelProviderError when the model cannot be reached or fails after its retries.
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult> {
-  const { model, registry, systemPrompt, history, toolContext, signal } = options;
+  const { model, registry, history, toolContext, signal } = options;
   const maxModelCalls = options.maxModelCalls ?? MAX_MODEL_CALLS_PER_QUESTION;
   const turn: BaseMessage[] = [questionMessage(options.question)];
   const toolCalls: ToolCallRecord[] = [];
-  const usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+  // The stored history stays complete; the model gets it within the budget.
+  const fitted = fitHistory(history, { maxTokens: HISTORY_TOKEN_BUDGET, keepRecentTurns: RECENT_TURNS_KEPT });
+  const note = fitted.messages[0] && isHistorySummary(fitted.messages[0]) ? fitted.messages[0] : undefined;
+  // One system message suits every chat template: the note about earlier turns joins the prompt.
+  const systemPrompt = note ? `${options.systemPrompt}\n\n${textOf(note as AIMessage)}` : options.systemPrompt;
+  const context = note ? fitted.messages.slice(1) : fitted.messages;
+  const usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0, prompt_tokens: estimateTokens(prepareMessages(systemPrompt, context, turn)) };
+  if (fitted.droppedTurns || fitted.summarisedToolResults) {
+    toolContext.logger.info({ dropped_turns: fitted.droppedTurns, summarised_tool_results: fitted.summarisedToolResults, prompt_tokens: usage.prompt_tokens }, 'history fitted to the token budget');
+  }
   let iterations = 0;
 
   while (!reachedModelCallLimit(iterations, maxModelCalls)) {
@@ -68,7 +80,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult
     const started = performance.now();
     let reply: AIMessage;
     try {
-      const messages = prepareMessages(systemPrompt, history, turn);
+      const messages = prepareMessages(systemPrompt, context, turn);
       reply = options.onEvent ? await streamReply(model, messages, signal, options.onEvent) : await model.invoke(messages, { signal });
     } catch (error) {
       throw toModelProviderError(error, signal);
