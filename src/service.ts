@@ -12,7 +12,7 @@ import { QueryPool } from './data/queryPool.ts';
 import { createApp } from './http/app.ts';
 import type { Logger } from './logging/logger.ts';
 import { createChatModel, type ModelDescription } from './model/createChatModel.ts';
-import { MemorySessionStore } from './sessions/memorySessionStore.ts';
+import { openSessionStore } from './sessions/sqliteSessionStore.ts';
 import { loadSkills } from './skills/loader.ts';
 import { SkillRegistry } from './skills/registry.ts';
 import { buildSystemPrompt } from './agent/turnPreparation.ts';
@@ -22,7 +22,7 @@ export interface Service {
   registry: SkillRegistry;
   modelDescription: ModelDescription;
   queries: QueryPool;
-  /** Stops the query workers. */
+  /** Stops the query workers and closes the application database. */
   close(): Promise<void>;
 }
 
@@ -49,6 +49,8 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
   }
   const registry = new SkillRegistry(await loadSkills(config.skillsDirectory));
   const { model, description } = createChatModel(config.model, catalog, registry);
+  // Opened before the query workers start, so a bad APP_DB leaves no worker processes behind.
+  const sessions = openSessionStore({ path: config.appDatabasePath, ttlMs: config.sessionTtlHours * 3_600_000, logger });
   const queries = await QueryPool.start({ databasePath: config.dataDatabasePath, workers: config.queryWorkers, timeoutMs: config.queryTimeoutMs, logger });
   const app = createApp({
     catalog,
@@ -58,15 +60,16 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     model,
     modelDescription: description,
     systemPrompt: buildSystemPrompt(registry.skills),
-    sessions: new MemorySessionStore(),
+    sessions,
     logger,
     chatDeadlineMs: config.chatDeadlineMs,
+    corsOrigins: config.corsOrigins,
     dataDatabasePath: config.dataDatabasePath,
     openApiPath: path.join(projectRoot, 'openapi.yaml'),
     version: packageVersion(),
     startedAt: Date.now(),
   });
-  return { app, registry, modelDescription: description, queries, close: () => queries.close() };
+  return { app, registry, modelDescription: description, queries, close: () => queries.close().finally(() => sessions.close()) };
 }
 
 function packageVersion(): string {

@@ -40,6 +40,13 @@ const environmentSchema = z.object({
   CHAT_DEADLINE_MS: integer(1000, 3_600_000).default(180_000),
   QUERY_WORKERS: integer(1, 64).default(2),
   QUERY_TIMEOUT_MS: integer(100, 3_600_000).default(30_000),
+  APP_DB: z.string({ error: 'must be a file path' }).min(1, { error: 'must be a file path' }).default(path.join(projectRoot, 'data/app.db')),
+  SESSION_TTL_HOURS: integer(0, 87_600).default(168),
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .pipe(z.array(z.union([z.literal('*'), z.url({ protocol: /^https?$/, error: "each origin must be an http(s) origin such as https://dashboards.example.com, or '*'" })]))),
   LOG_LEVEL: z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty', 'auto'], { error: "must be 'json', 'pretty' or 'auto'" }).default('auto'),
 });
@@ -58,6 +65,11 @@ export interface ServiceConfig {
   /** Query worker processes, and the most one query may run before it is killed. */
   queryWorkers: number;
   queryTimeoutMs: number;
+  /** The application database (conversations), and how long an idle session is kept (0: forever). */
+  appDatabasePath: string;
+  sessionTtlHours: number;
+  /** Browser origins (dashboards) allowed to call the API; '*' allows any. Empty: same origin only. */
+  corsOrigins: string[];
   logLevel: (typeof logLevels)[number];
   logFormat: 'json' | 'pretty' | 'auto';
 }
@@ -85,6 +97,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
     );
   }
   const resolve = (file: string) => path.resolve(file);
+  if (resolve(env.APP_DB) === resolve(env.DATA_DB)) {
+    throw new ConfigurationError('Invalid configuration:\n  APP_DB: must not be the data database (DATA_DB), which is opened read-only');
+  }
   return {
     port: env.PORT,
     host: env.HOST,
@@ -105,6 +120,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
     chatDeadlineMs: env.CHAT_DEADLINE_MS,
     queryWorkers: env.QUERY_WORKERS,
     queryTimeoutMs: env.QUERY_TIMEOUT_MS,
+    appDatabasePath: resolve(env.APP_DB),
+    sessionTtlHours: env.SESSION_TTL_HOURS,
+    corsOrigins: env.CORS_ORIGINS.map((origin) => (origin === '*' ? origin : new URL(origin).origin)),
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
   };

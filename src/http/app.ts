@@ -3,6 +3,7 @@
  * with a request id, the routes, and problem responses for everything that goes wrong.
  */
 import { randomUUID } from 'node:crypto';
+import cors from 'cors';
 import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { ChatModelWithTools } from '../agent/runLoop.ts';
@@ -11,12 +12,14 @@ import type { DataAccess } from '../data/dataAccess.ts';
 import type { QueryPool } from '../data/queryPool.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ModelDescription } from '../model/createChatModel.ts';
-import type { MemorySessionStore } from '../sessions/memorySessionStore.ts';
+import type { SqliteSessionStore } from '../sessions/sqliteSessionStore.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import { errorHandler, sendProblem } from './problem.ts';
 import { chatRoutes } from './routes/chat.ts';
 import { healthRoutes } from './routes/health.ts';
+import { sessionRoutes } from './routes/sessions.ts';
 import { toolRoutes } from './routes/tools.ts';
+import { webRoutes } from './routes/web.ts';
 
 export interface AppServices {
   catalog: Catalog;
@@ -27,9 +30,11 @@ export interface AppServices {
   model: ChatModelWithTools;
   modelDescription: ModelDescription;
   systemPrompt: string;
-  sessions: MemorySessionStore;
+  sessions: SqliteSessionStore;
   logger: Logger;
   chatDeadlineMs: number;
+  /** Origins allowed to call the API from a browser ('*' for any). */
+  corsOrigins: string[];
   dataDatabasePath: string;
   openApiPath: string;
   version: string;
@@ -60,10 +65,21 @@ export function createApp(services: AppServices): Express {
       },
     }),
   );
+  // Dashboards on other origins may call the API when their origin is allowed (CORS_ORIGINS).
+  app.use(
+    cors({
+      origin: services.corsOrigins.includes('*') ? true : services.corsOrigins,
+      allowedHeaders: ['content-type', 'authorization', 'x-request-id', 'accept'],
+      exposedHeaders: ['x-request-id'],
+      maxAge: 600,
+    }),
+  );
   app.use(express.json({ limit: BODY_LIMIT, strict: false }));
   app.use(healthRoutes(services));
   app.use(toolRoutes(services));
   app.use(chatRoutes(services));
+  app.use(webRoutes(services));
+  app.use(sessionRoutes(services));
   app.use((request, response) => sendProblem(response, 'notFound', `No route for ${request.method} ${request.path}.`));
   app.use(errorHandler(services.logger));
   return app;

@@ -1,3 +1,5 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
 /**
  * Contract test: openapi.yaml against the real app, in-process. Every response below must have
  * a status the spec declares for its route, the declared content type, and a body that
@@ -23,7 +25,7 @@ import { silentLogger } from '../../src/logging/logger.ts';
 import { createService, type Service } from '../../src/service.ts';
 
 type Json = Record<string, unknown>;
-type Method = 'get' | 'post';
+type Method = 'get' | 'post' | 'delete';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const specText = readFileSync(path.join(root, 'openapi.yaml'), 'utf8');
@@ -143,6 +145,11 @@ function expectResponseMatches(pointer: string, response: supertest.Response, wh
   const { node: declared, pointer: real } = deref(pointer);
   const content = (declared.content ?? {}) as Json;
   const mediaType = mediaTypeOf(response);
+  if (Object.keys(content).length === 0) {
+    // A response the spec declares without content (204) must have none.
+    expect(textOf(response), `${what}: ${real} declares no content`).toBe('');
+    return;
+  }
   expect(Object.keys(content), `${what}: content type '${mediaType}' is not declared at ${real}`).toContain(mediaType);
   const body = mediaType.endsWith('json') ? (response.body as unknown) : textOf(response);
   expectValid(`${real}${pointerOf('content', mediaType, 'schema')}`, body, `${what} body`);
@@ -195,7 +202,7 @@ let service: Service;
 let api: ReturnType<typeof supertest>;
 
 beforeAll(async () => {
-  const config = loadConfig({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline' } as NodeJS.ProcessEnv);
+  const config = loadConfig({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', APP_DB: path.join(mkdtempSync(path.join(os.tmpdir(), 'openapi-')), 'app.db') } as NodeJS.ProcessEnv);
   service = await createService(config, silentLogger());
   api = supertest(service.app);
 });
@@ -426,6 +433,45 @@ describe('POST /chat', () => {
     const response = await api.post('/chat').set('Content-Type', 'application/json; charset=x-unknown').send(JSON.stringify({ message: question }));
     expectSpecResponse(response, 'post', '/chat', 415);
     expectProblem(response, '/problems/unsupported-media-type');
+  });
+});
+
+describe('the web chat', () => {
+  it('serves the page, the embed page and script, its assets and vendored libraries per the spec', async () => {
+    const page = await api.get('/');
+    expectSpecResponse(page, 'get', '/', 200);
+    const scripts = [...page.text.matchAll(/(?:src|href)="\/?((?:app|vendor)\/[^"]+)"/g)].map((m) => `/${m[1]!}`);
+    expect(scripts.length).toBeGreaterThan(0);
+    expectSpecResponse(await api.get('/embed'), 'get', '/embed', 200);
+    expectSpecResponse(await api.get('/embed.js'), 'get', '/embed.js', 200);
+    const asset = scripts.find((s) => s.startsWith('/app/'))!;
+    expectSpecResponse(await api.get(asset), 'get', asset, 200);
+    expectSpecResponse(await api.get('/vendor/eventsource-parser.js'), 'get', '/vendor/eventsource-parser.js', 200);
+    expectSpecResponse(await api.get('/app/nope.js'), 'get', '/app/nope.js', 404);
+    expectSpecResponse(await api.get('/vendor/nope.js'), 'get', '/vendor/nope.js', 404);
+  });
+});
+
+describe('GET/DELETE /sessions', () => {
+  it('lists sessions, returns a history with its turns, deletes, and answers 404 and 400 per the spec', async () => {
+    const asked = await api.post('/chat').send({ message: 'Which sources are available?' });
+    const id = (asked.body as { session_id: string }).session_id;
+    const list = await api.get('/sessions?limit=5');
+    expectSpecResponse(list, 'get', '/sessions', 200);
+    expect((list.body as { sessions: { id: string }[] }).sessions.map((s) => s.id)).toContain(id);
+    const history = await api.get(`/sessions/${id}`);
+    expectSpecResponse(history, 'get', `/sessions/${id}`, 200);
+    expect((history.body as { turns: { question: string }[] }).turns[0]!.question).toBe('Which sources are available?');
+    const bad = await api.get('/sessions?limit=0');
+    expectSpecResponse(bad, 'get', '/sessions', 400);
+    expectProblem(bad, '/problems/invalid-request');
+    const deleted = await api.delete(`/sessions/${id}`);
+    expectSpecResponse(deleted, 'delete', `/sessions/${id}`, 204);
+    const gone = await api.get(`/sessions/${id}`);
+    expectSpecResponse(gone, 'get', `/sessions/${id}`, 404);
+    expectProblem(gone, '/problems/session-not-found');
+    const goneAgain = await api.delete(`/sessions/${id}`);
+    expectSpecResponse(goneAgain, 'delete', `/sessions/${id}`, 404);
   });
 });
 
@@ -704,7 +750,21 @@ describe('spec ⇄ app routes', () => {
   // Runs last (vitest keeps the order of tests in a file): every operation had a real request above.
   it('every path and method of the spec was exercised by a request in this file', () => {
     const documented = operations.map(({ method, template }) => `${method.toUpperCase()} ${template}`).sort();
-    expect(documented).toEqual(['GET /health', 'GET /openapi.yaml', 'GET /skills', 'POST /chat', 'POST /tools/{name}']);
+    expect(documented).toEqual([
+      'DELETE /sessions/{id}',
+      'GET /',
+      'GET /app/{file}',
+      'GET /embed',
+      'GET /embed.js',
+      'GET /health',
+      'GET /openapi.yaml',
+      'GET /sessions',
+      'GET /sessions/{id}',
+      'GET /skills',
+      'GET /vendor/{file}',
+      'POST /chat',
+      'POST /tools/{name}',
+    ]);
     expect([...exercised].sort()).toEqual(documented);
   });
 });

@@ -1,0 +1,84 @@
+/**
+ * Stored conversations: GET /sessions lists them (most recently updated first, paginated with
+ * an opaque cursor), GET /sessions/{id} returns one with every turn and its tool calls,
+ * DELETE /sessions/{id} removes one. Expired and unknown sessions are 404.
+ */
+import { Router, type Response } from 'express';
+import { z } from 'zod';
+import { decodeCursor, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type SessionSummary, type TurnRecord } from '../../sessions/sqliteSessionStore.ts';
+import type { AppServices } from '../app.ts';
+import { sendProblem } from '../problem.ts';
+
+const once = (what: string) => z.string({ error: (issue) => (Array.isArray(issue.input) ? 'must be given once' : `must be ${what}`) });
+
+const listQuery = z.strictObject({
+  limit: once(`a whole number from 1 to ${MAX_PAGE_SIZE}`)
+    .regex(/^\d{1,3}$/, { error: `must be a whole number from 1 to ${MAX_PAGE_SIZE}` })
+    .transform(Number)
+    .refine((limit) => limit >= 1 && limit <= MAX_PAGE_SIZE, { error: `must be a whole number from 1 to ${MAX_PAGE_SIZE}` })
+    .optional(),
+  cursor: once('a next_cursor from an earlier page')
+    .refine((cursor) => decodeCursor(cursor) !== undefined, { error: 'must be a next_cursor from an earlier page' })
+    .optional(),
+});
+
+export function sessionRoutes(services: AppServices): Router {
+  const router = Router();
+
+  router.get('/sessions', (request, response) => {
+    const parsed = listQuery.safeParse(request.query);
+    if (!parsed.success) {
+      const errors = parsed.error.issues.map((issue) => ({
+        path: issue.path.map(String).join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(query)'),
+        message: issue.message,
+      }));
+      sendProblem(response, 'invalidRequest', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+      return;
+    }
+    const page = services.sessions.list({ limit: parsed.data.limit ?? DEFAULT_PAGE_SIZE, cursor: parsed.data.cursor });
+    response.json({ sessions: page.sessions.map(summaryJson), next_cursor: page.nextCursor });
+  });
+
+  router.get('/sessions/:id', (request, response) => {
+    const history = services.sessions.history(request.params.id);
+    if (!history) return notFound(response, request.params.id);
+    response.json({ ...summaryJson(history), turns: history.turnRecords.map(turnJson) });
+  });
+
+  router.delete('/sessions/:id', (request, response) => {
+    if (!services.sessions.delete(request.params.id)) return notFound(response, request.params.id);
+    request.log.info({ session_id: request.params.id }, 'session deleted');
+    response.status(204).end();
+  });
+
+  return router;
+}
+
+function notFound(response: Response, id: string): void {
+  sendProblem(response, 'sessionNotFound', `No session '${id}': it never existed, was deleted or has expired.`);
+}
+
+function summaryJson(session: SessionSummary) {
+  return {
+    id: session.id,
+    title: session.title,
+    created_at: session.createdAt.toISOString(),
+    updated_at: session.updatedAt.toISOString(),
+    turns: session.turns,
+  };
+}
+
+function turnJson(turn: TurnRecord) {
+  return {
+    seq: turn.seq,
+    question: turn.question,
+    answer: turn.answer,
+    finished: turn.finished,
+    stop_reason: turn.stopReason,
+    iterations: turn.iterations,
+    tool_calls: turn.toolCalls,
+    usage: turn.usage,
+    started_at: turn.startedAt.toISOString(),
+    finished_at: turn.finishedAt.toISOString(),
+  };
+}

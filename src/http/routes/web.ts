@@ -1,0 +1,169 @@
+/**
+ * The browser app: GET / (the chat page), GET /embed (the same chat, compact, for iframes),
+ * GET /embed.js (the `<analyst-chat>` custom element for one-script-tag embedding), the app's
+ * modules and styles under /app/{file}, and the few vendored libraries (Chart.js, its colour
+ * helper, eventsource-parser) under /vendor/{file}, served from node_modules.
+ *
+ * Scripts and styles may be loaded from any origin (dashboards import /embed.js as a module,
+ * which the browser fetches in CORS mode); they are public code, so `*` and no credentials.
+ * Calls to the API itself are governed by the service's CORS settings, not by these headers.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Router, type Response } from 'express';
+import { projectRoot } from '../../config/config.ts';
+import type { AppServices } from '../app.ts';
+import { sendProblem } from '../problem.ts';
+
+const webDirectory = path.join(projectRoot, 'web');
+const appDirectory = path.join(webDirectory, 'app');
+
+/** Strict policy for our pages: only our own scripts, styles and API; no inline code. */
+const pagePolicy = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+const contentTypes: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+/** Names of files under /app: flat, lower-case, a known extension (nothing else is reachable). */
+const appFileName = /^[a-z0-9][a-z0-9-]*\.(js|css|svg)$/;
+
+interface VendorFile {
+  /** Package whose main entry point anchors the lookup, and the file inside its dist folder. */
+  resolveFrom: () => string;
+  /** Import specifiers rewritten to other /vendor files, so the browser needs no import map. */
+  imports: Record<string, string>;
+}
+
+const require = createRequire(import.meta.url);
+const distOf = (specifier: string, from?: string) => path.dirname((from ? createRequire(from) : require).resolve(specifier));
+
+const vendorFiles: Record<string, VendorFile> = {
+  'chart.js': {
+    resolveFrom: () => path.join(distOf('chart.js'), 'chart.js'),
+    imports: { './chunks/index.js': './chart-helpers.js', '@kurkle/color': './kurkle-color.js' },
+  },
+  'chart-helpers.js': {
+    resolveFrom: () => path.join(distOf('chart.js'), 'chunks/index.js'),
+    imports: { '@kurkle/color': './kurkle-color.js' },
+  },
+  'kurkle-color.js': {
+    resolveFrom: () => path.join(distOf('@kurkle/color', require.resolve('chart.js')), 'color.esm.js'),
+    imports: {},
+  },
+  'eventsource-parser.js': {
+    resolveFrom: () => path.join(distOf('eventsource-parser'), 'index.js'),
+    imports: {},
+  },
+};
+
+/** Every `import`/`export … from` specifier of an ES module (enough for these bundled builds). */
+export function moduleSpecifiers(source: string): string[] {
+  const found = new Set<string>();
+  for (const match of source.matchAll(/(?:^|[;\n}])\s*(?:import|export)\s*(?:[\w*{}\s,$]+?\s*from\s*)?(['"])([^'"]+)\1/g)) found.add(match[2]!);
+  return [...found];
+}
+
+/**
+ * A vendored module with its imports pointed at other /vendor files and its source-map comment
+ * dropped (maps are not served).
+ * @throws Error when the module imports something not mapped (a library upgrade changed its files).
+ */
+export async function vendorModule(name: string): Promise<string> {
+  const file = vendorFiles[name];
+  if (!file) throw new Error(`'${name}' is not a vendored file`);
+  let source = await readFile(file.resolveFrom(), 'utf8');
+  for (const specifier of moduleSpecifiers(source)) {
+    const target = file.imports[specifier];
+    if (!target) throw new Error(`vendored ${name} imports '${specifier}', which is not mapped to a /vendor file`);
+    source = source.replaceAll(`'${specifier}'`, `'${target}'`).replaceAll(`"${specifier}"`, `"${target}"`);
+  }
+  return source.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
+}
+
+export const vendorFileNames = Object.keys(vendorFiles);
+
+function sendAsset(response: Response, body: string | Buffer, extension: string): void {
+  response.setHeader('access-control-allow-origin', '*');
+  response.setHeader('cross-origin-resource-policy', 'cross-origin');
+  response.setHeader('x-content-type-options', 'nosniff');
+  // Revalidate every time (cheap: ETag and 304); upgrades and edits show at once.
+  response.setHeader('cache-control', 'no-cache');
+  response.type(contentTypes[extension] ?? 'application/octet-stream').send(body);
+}
+
+async function sendPage(response: Response, file: string, framable: boolean): Promise<void> {
+  const html = await readFile(path.join(webDirectory, file));
+  response.setHeader('content-security-policy', framable ? pagePolicy : `${pagePolicy}; frame-ancestors 'self'`);
+  response.setHeader('x-content-type-options', 'nosniff');
+  response.setHeader('referrer-policy', 'no-referrer');
+  response.setHeader('cache-control', 'no-cache');
+  response.type('text/html; charset=utf-8').send(html);
+}
+
+export function webRoutes(services: Pick<AppServices, 'logger'>): Router {
+  const router = Router();
+  const vendorCache = new Map<string, Promise<string>>();
+
+  router.get('/', async (_request, response) => {
+    await sendPage(response, 'index.html', false);
+  });
+
+  // For iframes on dashboard pages: no frame-ancestors restriction.
+  router.get('/embed', async (request, response) => {
+    // `/embed/` would resolve the page's relative asset URLs one level too deep.
+    if (request.path.endsWith('/')) {
+      const query = request.originalUrl.indexOf('?');
+      response.redirect(308, `../embed${query >= 0 ? request.originalUrl.slice(query) : ''}`);
+      return;
+    }
+    await sendPage(response, 'embed.html', true);
+  });
+
+  router.get('/embed.js', async (_request, response) => {
+    sendAsset(response, await readFile(path.join(webDirectory, 'embed.js')), '.js');
+  });
+
+  router.get('/app/:file', async (request, response) => {
+    const name = request.params.file;
+    let body: Buffer | undefined;
+    if (appFileName.test(name)) body = await readFile(path.join(appDirectory, name)).catch(() => undefined);
+    if (!body) {
+      sendProblem(response, 'notFound', `No file '${name}' in the web app.`);
+      return;
+    }
+    sendAsset(response, body, path.extname(name));
+  });
+
+  router.get('/vendor/:file', async (request, response) => {
+    const name = request.params.file;
+    if (!Object.hasOwn(vendorFiles, name)) {
+      sendProblem(response, 'notFound', `No vendored file '${name}'; there are ${vendorFileNames.join(', ')}.`);
+      return;
+    }
+    let pending = vendorCache.get(name);
+    if (!pending) {
+      pending = vendorModule(name);
+      vendorCache.set(name, pending);
+      pending.catch((error: unknown) => {
+        vendorCache.delete(name);
+        services.logger.error({ err: error, file: name }, 'vendored file unavailable');
+      });
+    }
+    sendAsset(response, await pending, '.js');
+  });
+
+  return router;
+}
