@@ -5,13 +5,13 @@
  * turns are dropped and one note at the start summarises them. The recent turns always go
  * verbatim, and every assistant tool call keeps exactly its tool results right after it.
  *
- * Tokens are estimated, not counted: characters / 3.2 plus a per-message overhead. Measured
- * against o200k_base (gpt-4o, gpt-4o-mini) on this service's real tool results, JSON rows
- * run at 3.35–3.6 characters per token, prose and catalog text at 3.3–4.1, so the estimate
- * errs on the safe side (0–28% high) and never under-counts a realistic tool result.
+ * Tokens are estimated (tokenEstimate.ts), and tool results are summarised per tool
+ * (toolResultSummary.ts); this module decides what is kept, summarised or dropped.
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import { formatAmount } from '../shared/format.ts';
+import { cut, textOf, wireToolCalls } from './messageText.ts';
+import { CHARS_PER_TOKEN, estimateTokens, messageTokens, TOKENS_PER_REQUEST } from './tokenEstimate.ts';
+import { summariseToolResults, type SummarisedTurn } from './toolResultSummary.ts';
 
 export interface ContextBudget {
   /** Most tokens the history may take (estimated with {@link estimateTokens}). */
@@ -31,19 +31,6 @@ export interface FittedHistory {
   droppedTurns: number;
 }
 
-/** Characters per token of the estimate; see the module comment for how it was chosen. */
-const CHARS_PER_TOKEN = 3.2;
-/** Role, separators and framing of each message in the chat format. */
-const TOKENS_PER_MESSAGE = 4;
-/** Id, type and function framing of each tool call, on top of its name and arguments. */
-const TOKENS_PER_TOOL_CALL = 8;
-/** The reply's priming tokens, counted once per request. */
-const TOKENS_PER_REQUEST = 3;
-
-/** Longest summary of one tool result, in characters. */
-const MAX_TOOL_SUMMARY_CHARS = 300;
-/** Tool results this short are kept as they are: a summary would save next to nothing. */
-const KEEP_TOOL_RESULT_CHARS = 400;
 /** Questions and answers of dropped turns are cut to this many characters in the note. */
 const MAX_NOTE_QUESTION_CHARS = 200;
 const MAX_NOTE_ANSWER_CHARS = 200;
@@ -55,12 +42,6 @@ const MIN_NOTE_LINE_CHARS = 80;
 
 const SUMMARY_NOTE_ID = 'context-window-summary';
 const SUMMARY_NOTE_TITLE = 'Summary of earlier conversation';
-
-/** Rough token estimate of messages as a model would see them (content + tool call arguments + per-message overhead). */
-export function estimateTokens(messages: readonly BaseMessage[]): number {
-  if (messages.length === 0) return 0;
-  return TOKENS_PER_REQUEST + messages.reduce((sum, message) => sum + messageTokens(message), 0);
-}
 
 /** True for the note {@link fitHistory} puts in place of the turns it drops. */
 export function isHistorySummary(message: BaseMessage): boolean {
@@ -121,90 +102,11 @@ export function fitHistory(history: readonly BaseMessage[], budget: ContextBudge
   };
 }
 
-interface SummarisedTurn {
-  messages: BaseMessage[];
-  /** Tool results replaced by a summary. */
-  summarised: number;
-}
-
-/** An older turn with its long tool results replaced by summaries. */
-function summariseToolResults(turn: readonly BaseMessage[]): SummarisedTurn {
-  // A tool result without a name is named after its call.
-  const callNames = new Map(turn.flatMap((message) => (AIMessage.isInstance(message) ? wireToolCalls(message).map((call) => [call.id, call.name] as const) : [])));
-  let summarised = 0;
-  const messages = turn.map((message) => {
-    const summary = ToolMessage.isInstance(message) ? summariseToolMessage(message, message.name || callNames.get(message.tool_call_id) || 'tool') : undefined;
-    if (!summary) return message;
-    summarised += 1;
-    return summary;
-  });
-  return { messages, summarised };
-}
-
 function checkBudget(budget: ContextBudget): void {
   if (!(budget.maxTokens > 0) || !Number.isFinite(budget.maxTokens)) throw new RangeError(`maxTokens must be a positive number, got ${budget.maxTokens}.`);
   if (!Number.isInteger(budget.keepRecentTurns) || budget.keepRecentTurns < 0) {
     throw new RangeError(`keepRecentTurns must be a whole number of turns, 0 or more, got ${budget.keepRecentTurns}.`);
   }
-}
-
-// -------------------------------------------------------------------------------------------
-// Token estimate
-
-function messageTokens(message: BaseMessage): number {
-  let chars = contentChars(message.content) + (message.name?.length ?? 0);
-  let tokens = TOKENS_PER_MESSAGE;
-  if (ToolMessage.isInstance(message)) chars += message.tool_call_id.length;
-  if (AIMessage.isInstance(message)) {
-    const calls = wireToolCalls(message);
-    chars += calls.reduce((sum, call) => sum + call.id.length + call.name.length + call.arguments.length, 0);
-    tokens += calls.length * TOKENS_PER_TOOL_CALL;
-  }
-  return tokens + Math.ceil(chars / CHARS_PER_TOKEN);
-}
-
-function contentChars(content: BaseMessage['content']): number {
-  if (typeof content === 'string') return content.length;
-  return contentParts(content).reduce((sum, part) => sum + (part.text ?? JSON.stringify(part.raw) ?? '').length, 0);
-}
-
-function textOf(content: BaseMessage['content']): string {
-  if (typeof content === 'string') return content;
-  return contentParts(content)
-    .map((part) => part.text ?? '')
-    .join('');
-}
-
-/** Content blocks, with the text of text blocks (strings are accepted too, whatever the types say). */
-function contentParts(content: readonly unknown[]): { text?: string; raw: unknown }[] {
-  return content.map((part) => {
-    if (typeof part === 'string') return { text: part, raw: part };
-    if (isObject(part) && part.type === 'text' && typeof part.text === 'string') return { text: part.text, raw: part };
-    return { raw: part };
-  });
-}
-
-interface WireToolCall {
-  id: string;
-  name: string;
-  arguments: string;
-}
-
-/**
- * The tool calls as the OpenAI request carries them: LangChain sends `tool_calls` when there
- * are any, else the raw `additional_kwargs.tool_calls`.
- */
-function wireToolCalls(message: AIMessage): WireToolCall[] {
-  if (message.tool_calls?.length) {
-    return message.tool_calls.map((call) => ({ id: call.id ?? '', name: call.name, arguments: JSON.stringify(call.args) ?? '' }));
-  }
-  const raw: unknown = message.additional_kwargs?.tool_calls;
-  if (!Array.isArray(raw)) return [];
-  return raw.map((call: { id?: unknown; function?: { name?: unknown; arguments?: unknown } }) => ({
-    id: typeof call?.id === 'string' ? call.id : '',
-    name: typeof call?.function?.name === 'string' ? call.function.name : '',
-    arguments: typeof call?.function?.arguments === 'string' ? call.function.arguments : '',
-  }));
 }
 
 // -------------------------------------------------------------------------------------------
@@ -292,165 +194,4 @@ function summaryNote(lines: readonly string[], count: number, maxChars: number):
     size += line.length;
   }
   return new SystemMessage({ id: SUMMARY_NOTE_ID, content: `${header(count - listed.length)}${listed.join('')}` });
-}
-
-// -------------------------------------------------------------------------------------------
-// Tool result summaries
-
-type Json = Record<string, unknown>;
-
-/** A short stand-in for a long tool result, or undefined when the result is short enough to keep. */
-function summariseToolMessage(message: ToolMessage, name: string): ToolMessage | undefined {
-  const text = textOf(message.content);
-  if (text.length <= KEEP_TOOL_RESULT_CHARS) return undefined;
-  const summary = cut(describeResult(name, text), MAX_TOOL_SUMMARY_CHARS);
-  return new ToolMessage({
-    ...(message.id ? { id: message.id } : {}),
-    tool_call_id: message.tool_call_id,
-    name: message.name,
-    ...(message.status ? { status: message.status } : {}),
-    content: JSON.stringify({ summary, omitted: true }),
-  });
-}
-
-function describeResult(name: string, text: string): string {
-  let result: unknown;
-  try {
-    result = JSON.parse(text);
-  } catch {
-    return `${name} returned text (${text.length} characters): ${oneLine(text)}`;
-  }
-  if (!isObject(result)) return `${name} returned ${oneLine(text)}`;
-  if (isObject(result.error)) return describeError(name, result.error);
-  if (result.truncated === true && typeof result.partial === 'string') return describeCutResult(name, result.partial);
-  switch (name) {
-    case 'compare_sources':
-      return describeComparison(result);
-    case 'explain_difference':
-      return describeExplanation(result);
-    case 'query_source':
-      return describeQuery(result);
-    case 'list_differences':
-      return describeDifferences(result);
-    case 'list_sources':
-      return describeSources(result);
-    default:
-      return describeAny(name, result);
-  }
-}
-
-function describeError(name: string, error: Json): string {
-  const code = typeof error.code === 'string' ? error.code : 'error';
-  const message = typeof error.message === 'string' ? ` ${error.message}` : '';
-  const hint = typeof error.hint === 'string' ? ` Hint: ${error.hint}` : '';
-  return `${name} failed (${code}):${message}${hint}`;
-}
-
-/** A result the agent cut to MAX_TOOL_RESULT_CHARS: its text fields can still be read from the partial JSON. */
-function describeCutResult(name: string, partial: string): string {
-  const field = (key: string) => new RegExp(`"${key}":("(?:[^"\\\\]|\\\\.)*"|-?\\d+(?:\\.\\d+)?)`).exec(partial)?.[1];
-  const facts = ['source', 'source_a', 'source_b', 'comparison_id', 'row_count', 'total_rows', 'interpretation', 'explanation']
-    .map((key) => {
-      const value = field(key);
-      if (value === undefined) return '';
-      try {
-        return `${key} ${String(JSON.parse(value))}`;
-      } catch {
-        return '';
-      }
-    })
-    .filter(Boolean);
-  return `${name}: a large result, cut before it reached the model${facts.length ? `; ${facts.join('; ')}` : ''}.`;
-}
-
-function describeComparison(result: Json): string {
-  const summary = isObject(result.summary) ? result.summary : {};
-  const measure = [result.measure_a, result.measure_b].map((m) => (isObject(m) && typeof m.name === 'string' ? m.name : undefined));
-  const measureText = measure[0] && measure[1] ? ` ${measure[0] === measure[1] ? measure[0] : `${measure[0]}/${measure[1]}`}` : '';
-  const id = typeof result.comparison_id === 'string' ? ` [${result.comparison_id}]` : '';
-  const counts = ['match', 'minor_diff', 'major_diff', 'only_in_a', 'only_in_b']
-    .filter((key) => typeof summary[key] === 'number' && summary[key] !== 0)
-    .map((key) => `${String(summary[key])} ${key}`);
-  const alignedRows = summary.aligned_rows;
-  const aligned = typeof alignedRows === 'number' ? `${alignedRows} aligned row${alignedRows === 1 ? '' : 's'}${counts.length ? `: ${counts.join(', ')}` : ''}.` : '';
-  const totals = Array.isArray(summary.totals)
-    ? summary.totals
-        .filter(isObject)
-        .map((t) => {
-          const currency = typeof t.currency === 'string' ? t.currency : null;
-          return `Total ${amount(t.total_a, currency)} vs ${amount(t.total_b, currency)}.`;
-        })
-        .join(' ')
-    : '';
-  // The counts say how the rows align; of the interpretation, the largest gap is what they do not say.
-  const interpretation = typeof result.interpretation === 'string' ? result.interpretation : '';
-  const largestGap = aligned ? /Largest gap\b.*$/.exec(interpretation)?.[0] : undefined;
-  const reading = largestGap ?? (aligned && /^(Full alignment|Nothing to compare)/.test(interpretation) ? '' : interpretation);
-  return `compare_sources ${String(result.source_a)} vs ${String(result.source_b)}${measureText}${id}: ${[aligned, reading, totals].filter(Boolean).join(' ')}`;
-}
-
-function describeExplanation(result: Json): string {
-  const explanation = typeof result.explanation === 'string' ? result.explanation : '';
-  const gap = isObject(result.gap) && typeof result.gap.difference === 'number' ? result.gap : undefined;
-  const gapText = gap && !explanation ? ` gap ${amount(gap.difference, typeof gap.currency === 'string' ? gap.currency : null)}.` : '';
-  return `explain_difference:${gapText} ${explanation}`.trim();
-}
-
-function describeQuery(result: Json): string {
-  const measures = Array.isArray(result.measures) ? result.measures.map((m) => (isObject(m) ? String(m.name) : String(m))) : [];
-  const dimensions = Array.isArray(result.dimensions) ? result.dimensions.map(String) : [];
-  const rows = Array.isArray(result.rows) ? result.rows : [];
-  const count = typeof result.row_count === 'number' ? result.row_count : rows.length;
-  const total = typeof result.total_rows === 'number' && result.total_rows !== count ? ` of ${result.total_rows}` : '';
-  const filters = isObject(result.filters) && Object.keys(result.filters).length ? `, filters ${JSON.stringify(result.filters)}` : '';
-  const shape = `${measures.join(', ') || 'measures'}${dimensions.length ? ` by ${dimensions.join(', ')}` : ''}`;
-  const first = rows[0] === undefined ? '' : ` ${rows.length === 1 ? 'row' : 'first row'}: ${JSON.stringify(rows[0])}`;
-  return `query_source ${String(result.source)}: ${count}${total} row${count === 1 ? '' : 's'} of ${shape}${filters}.${first}`;
-}
-
-function describeDifferences(result: Json): string {
-  const rows = Array.isArray(result.rows) ? result.rows : [];
-  const differing = typeof result.differing_rows === 'number' ? ` of ${result.differing_rows} differing` : '';
-  const first = rows[0] === undefined ? '' : ` Largest: ${JSON.stringify(rows[0])}`;
-  return `list_differences ${String(result.comparison_id)} (${String(result.source_a)} vs ${String(result.source_b)}): ${rows.length} rows${differing} from offset ${String(result.offset ?? 0)}.${first}`;
-}
-
-function describeSources(result: Json): string {
-  const names = Array.isArray(result.sources) ? result.sources.map((s) => (isObject(s) ? String(s.name) : String(s))) : [];
-  const pairs = Array.isArray(result.comparable_pairs) ? `; ${result.comparable_pairs.length} comparable pairs` : '';
-  const currency = typeof result.group_currency === 'string' ? `; group currency ${result.group_currency}` : '';
-  return `list_sources: ${names.length} sources (${names.join(', ')})${pairs}${currency}.`;
-}
-
-/** A tool of another skill: its readable fields, else the shape of what it returned. */
-function describeAny(name: string, result: Json): string {
-  const text = ['interpretation', 'explanation', 'summary', 'message', 'answer', 'note'].map((key) => result[key]).find((v) => typeof v === 'string');
-  const counts = ['row_count', 'total_rows', 'count']
-    .filter((key) => typeof result[key] === 'number')
-    .map((key) => `${key} ${String(result[key])}`);
-  const details = [...counts, ...(typeof text === 'string' ? [text] : [])];
-  return details.length ? `${name}: ${details.join('; ')}` : `${name} returned ${Object.keys(result).join(', ')}: ${oneLine(JSON.stringify(result))}`;
-}
-
-// -------------------------------------------------------------------------------------------
-// Text helpers
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function amount(value: unknown, currency: string | null): string {
-  return typeof value === 'number' ? formatAmount(value, currency) : String(value);
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-/** Whitespace collapsed, at most `max` characters, an ellipsis where it was cut. */
-function cut(text: string, max: number): string {
-  const line = oneLine(text);
-  if (line.length <= max) return line;
-  if (max <= 1) return line.slice(0, max);
-  return `${line.slice(0, max - 1).trimEnd()}…`;
 }

@@ -7,7 +7,8 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONTEXT_BUDGET, estimateTokens, fitHistory, isHistorySummary, type ContextBudget } from '../../src/agent/contextWindow.ts';
+import { DEFAULT_CONTEXT_BUDGET, fitHistory, isHistorySummary, type ContextBudget } from '../../src/agent/contextWindow.ts';
+import { estimateTokens } from '../../src/agent/tokenEstimate.ts';
 import { executeToolCalls } from '../../src/agent/toolExecution.ts';
 import { normaliseAssistantMessage } from '../../src/agent/turnPreparation.ts';
 import { sampleToolbox } from '../support/sampleContext.ts';

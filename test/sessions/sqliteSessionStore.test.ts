@@ -3,15 +3,10 @@ import path from 'node:path';
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  decodeCursor,
-  encodeCursor,
-  SCHEMA_VERSION,
-  SqliteSessionStore,
-  openSessionStore,
-  titleOf,
-  type SqliteSessionStoreOptions,
-} from '../../src/sessions/sqliteSessionStore.ts';
+import { SCHEMA_VERSION } from '../../src/sessions/appDatabase.ts';
+import { decodeCursor, encodeCursor } from '../../src/sessions/sessionPaging.ts';
+import { titleOf } from '../../src/sessions/sessionRecords.ts';
+import { SqliteSessionStore, openSessionStore, type SqliteSessionStoreOptions } from '../../src/sessions/sqliteSessionStore.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { sampleTurn } from './support/turns.ts';
 

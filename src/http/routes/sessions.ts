@@ -5,7 +5,8 @@
  */
 import { Router, type Response } from 'express';
 import { z } from 'zod';
-import { decodeCursor, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type SessionSummary, type TurnRecord } from '../../sessions/sqliteSessionStore.ts';
+import { decodeCursor, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../sessions/sessionPaging.ts';
+import type { SessionSummary, TurnRecord } from '../../sessions/sessionRecords.ts';
 import type { AppServices } from '../app.ts';
 import { sendProblem } from '../problem.ts';
 

@@ -3,7 +3,7 @@
  * tool result and the answer, as the agent loop would produce them.
  */
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
-import type { TurnInput } from '../../../src/sessions/sqliteSessionStore.ts';
+import type { TurnInput } from '../../../src/sessions/sessionRecords.ts';
 
 export function sampleTurn(question: string, index = 0, at = new Date('2025-01-01T10:00:00.000Z')): TurnInput {
   const callId = `call_${index}_a`;

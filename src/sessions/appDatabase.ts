@@ -1,0 +1,81 @@
+/**
+ * The application database (SQLite, separate from the read-only data database): opening it
+ * with the settings the session store's durability promise rests on, and creating its schema
+ * or refusing a file a newer version of the service wrote.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { ConfigurationError } from '../errors/index.ts';
+
+/** The schema this code writes, kept in `PRAGMA user_version`. */
+export const SCHEMA_VERSION = 1;
+
+const schema = `
+CREATE TABLE IF NOT EXISTS sessions (
+  id         TEXT PRIMARY KEY,
+  title      TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  turns      INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS sessions_by_updated_at ON sessions (updated_at, id);
+CREATE TABLE IF NOT EXISTS turns (
+  session_id  TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  seq         INTEGER NOT NULL,
+  question    TEXT NOT NULL,
+  answer      TEXT NOT NULL,
+  finished    INTEGER NOT NULL,
+  stop_reason TEXT NOT NULL,
+  iterations  INTEGER NOT NULL,
+  tool_calls  TEXT NOT NULL,
+  usage       TEXT NOT NULL,
+  started_at  TEXT NOT NULL,
+  finished_at TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+);
+CREATE TABLE IF NOT EXISTS messages (
+  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  seq        INTEGER NOT NULL,
+  turn_seq   INTEGER NOT NULL,
+  message    TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+);
+`;
+
+/**
+ * Opens the database at `file`, creating it, its folder and its schema when missing.
+ * @throws ConfigurationError when the file has a newer schema; the SQLite error when it cannot be opened.
+ */
+export function openAppDatabase(file: string): Database.Database {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const database = new Database(file);
+  try {
+    database.pragma('busy_timeout = 5000');
+    database.pragma('journal_mode = WAL');
+    // FULL: a committed transaction is on disk before commit returns, even in WAL mode.
+    database.pragma('synchronous = FULL');
+    database.pragma('foreign_keys = ON');
+    migrate(database);
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  return database;
+}
+
+/** Creates the schema on a new file; refuses a file written by a newer version. */
+function migrate(database: Database.Database): void {
+  database
+    .transaction(() => {
+      const version = database.pragma('user_version', { simple: true }) as number;
+      if (version > SCHEMA_VERSION) {
+        throw new ConfigurationError(`APP_DB: ${database.name} has schema version ${version}; this service knows version ${SCHEMA_VERSION}. Upgrade the service or point APP_DB at another file.`);
+      }
+      if (version < SCHEMA_VERSION) {
+        database.exec(schema);
+        database.pragma(`user_version = ${SCHEMA_VERSION}`);
+      }
+    })
+    .immediate();
+}

@@ -1,0 +1,50 @@
+/**
+ * The shapes a stored conversation takes outside the database: a turn as /chat hands it to the
+ * store, and sessions and turns as the history API shows them. Kept apart from the store so
+ * the routes and tests that only need the shapes do not depend on SQLite.
+ */
+import type { AgentRunResult, Usage } from '../agent/runLoop.ts';
+import type { ToolCallRecord } from '../agent/toolExecution.ts';
+
+/** Titles are the first question, cut to this many characters. */
+const TITLE_CHARS = 80;
+
+/** One answered question, as /chat hands it over. */
+export interface TurnInput extends Pick<AgentRunResult, 'messages' | 'answer' | 'finished' | 'stopReason' | 'iterations' | 'toolCalls' | 'usage'> {
+  question: string;
+  startedAt: Date;
+  finishedAt: Date;
+}
+
+/** One stored turn, as the history API shows it. */
+export interface TurnRecord {
+  seq: number;
+  question: string;
+  answer: string;
+  finished: boolean;
+  stopReason: string;
+  iterations: number;
+  toolCalls: ToolCallRecord[];
+  usage: Usage;
+  startedAt: Date;
+  finishedAt: Date;
+}
+
+export interface SessionSummary {
+  id: string;
+  title: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  turns: number;
+}
+
+export interface SessionHistory extends SessionSummary {
+  turnRecords: TurnRecord[];
+}
+
+/** The first question on one line, cut to TITLE_CHARS characters (never inside a character). */
+export function titleOf(question: string): string {
+  const line = question.replace(/\s+/g, ' ').trim();
+  const chars = [...line];
+  return chars.length <= TITLE_CHARS ? line : `${chars.slice(0, TITLE_CHARS - 1).join('').trimEnd()}…`;
+}

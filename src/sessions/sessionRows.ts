@@ -1,0 +1,84 @@
+/**
+ * The session store's SQL: its prepared statements, the rows they return, and how rows become
+ * the records the API shows. The SQL sits next to the row types it returns so the two change
+ * together; the schema itself is in appDatabase.ts.
+ */
+import type Database from 'better-sqlite3';
+import type { Usage } from '../agent/runLoop.ts';
+import type { ToolCallRecord } from '../agent/toolExecution.ts';
+import type { SessionSummary, TurnRecord } from './sessionRecords.ts';
+
+export interface SessionRow {
+  id: string;
+  title: string | null;
+  created_at: string;
+  updated_at: string;
+  turns: number;
+}
+
+interface TurnRow {
+  seq: number;
+  question: string;
+  answer: string;
+  finished: number;
+  stop_reason: string;
+  iterations: number;
+  tool_calls: string;
+  usage: string;
+  started_at: string;
+  finished_at: string;
+}
+
+/** Statements are prepared once, when the store opens, and reused for every call. */
+export function prepareSessionStatements(database: Database.Database) {
+  return {
+    insertSession: database.prepare('INSERT INTO sessions (id, title, created_at, updated_at, turns) VALUES (?, NULL, ?, ?, 0)'),
+    session: database.prepare<[string], SessionRow>('SELECT id, title, created_at, updated_at, turns FROM sessions WHERE id = ?'),
+    messages: database.prepare<[string], { message: string }>('SELECT message FROM messages WHERE session_id = ? ORDER BY seq'),
+    lastMessageSeq: database.prepare<[string], { seq: number }>('SELECT coalesce(max(seq), 0) AS seq FROM messages WHERE session_id = ?'),
+    insertTurn: database.prepare(
+      `INSERT INTO turns (session_id, seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    insertMessage: database.prepare('INSERT INTO messages (session_id, seq, turn_seq, message) VALUES (?, ?, ?, ?)'),
+    touchSession: database.prepare('UPDATE sessions SET updated_at = ?, turns = ?, title = coalesce(title, ?) WHERE id = ?'),
+    turns: database.prepare<[string], TurnRow>(
+      `SELECT seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at
+       FROM turns WHERE session_id = ? ORDER BY seq`,
+    ),
+    firstPage: database.prepare<[string, number], SessionRow>(
+      `SELECT id, title, created_at, updated_at, turns FROM sessions
+       WHERE updated_at >= ? ORDER BY updated_at DESC, id DESC LIMIT ?`,
+    ),
+    nextPage: database.prepare<[string, string, string, number], SessionRow>(
+      `SELECT id, title, created_at, updated_at, turns FROM sessions
+       WHERE updated_at >= ? AND (updated_at, id) < (?, ?)
+       ORDER BY updated_at DESC, id DESC LIMIT ?`,
+    ),
+    deleteSession: database.prepare('DELETE FROM sessions WHERE id = ?'),
+    deleteIdle: database.prepare(`DELETE FROM sessions WHERE updated_at < ? AND id NOT IN (SELECT value FROM json_each(?))`),
+  };
+}
+
+export type SessionStatements = ReturnType<typeof prepareSessionStatements>;
+
+/** Timestamps are stored as ISO text (so they sort as strings); the API hands out Dates. */
+export function summaryOf(row: SessionRow): SessionSummary {
+  return { id: row.id, title: row.title, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at), turns: row.turns };
+}
+
+/** Tool calls and usage are stored as JSON text: they are only ever read back whole. */
+export function turnOf(row: TurnRow): TurnRecord {
+  return {
+    seq: row.seq,
+    question: row.question,
+    answer: row.answer,
+    finished: row.finished === 1,
+    stopReason: row.stop_reason,
+    iterations: row.iterations,
+    toolCalls: JSON.parse(row.tool_calls) as ToolCallRecord[],
+    usage: JSON.parse(row.usage) as Usage,
+    startedAt: new Date(row.started_at),
+    finishedAt: new Date(row.finished_at),
+  };
+}
