@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // Skills may keep their tests in their own folder (skills/<name>/test/).
+    include: ['test/**/*.test.ts', 'skills/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

@@ -10,11 +10,13 @@ import { projectRoot, type ServiceConfig } from './config/config.ts';
 import { openDataDatabase, tableColumns } from './data/database.ts';
 import { QueryPool } from './data/queryPool.ts';
 import { createApp } from './http/app.ts';
+import { buildKnowledgeBase } from './knowledge/knowledgeBase.ts';
 import type { Logger } from './logging/logger.ts';
 import { createChatModel, type ModelDescription } from './model/createChatModel.ts';
 import { openSessionStore } from './sessions/sqliteSessionStore.ts';
 import { loadSkills } from './skills/loader.ts';
 import { SkillRegistry } from './skills/registry.ts';
+import { watchSkills } from './skills/reload.ts';
 import { buildSystemPrompt } from './agent/turnPreparation.ts';
 
 export interface Service {
@@ -47,8 +49,13 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
   } finally {
     database.close();
   }
-  const registry = new SkillRegistry(await loadSkills(config.skillsDirectory));
-  const { model, description } = createChatModel(config.model, catalog, registry);
+  // Everything built from the skills; SKILLS_RELOAD swaps it for new requests when a skill changes.
+  const loadSkillSet = async (fresh = false) => {
+    const registry = new SkillRegistry(await loadSkills(config.skillsDirectory, { disabled: config.skillsDisabled, fresh }));
+    return { registry, knowledge: buildKnowledgeBase(registry.skills), ...createChatModel(config.model, catalog, registry), systemPrompt: buildSystemPrompt(registry.skills) };
+  };
+  let skills = await loadSkillSet();
+  const { description } = skills;
   // Opened before the query workers start, so a bad APP_DB leaves no worker processes behind.
   const sessions = openSessionStore({ path: config.appDatabasePath, ttlMs: config.sessionTtlHours * 3_600_000, logger });
   const queries = await QueryPool.start({ databasePath: config.dataDatabasePath, workers: config.queryWorkers, timeoutMs: config.queryTimeoutMs, logger });
@@ -56,10 +63,11 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     catalog,
     data: queries,
     queries,
-    registry,
-    model,
+    get registry() { return skills.registry; },
+    get knowledge() { return skills.knowledge; },
+    get model() { return skills.model; },
     modelDescription: description,
-    systemPrompt: buildSystemPrompt(registry.skills),
+    get systemPrompt() { return skills.systemPrompt; },
     sessions,
     logger,
     chatDeadlineMs: config.chatDeadlineMs,
@@ -69,7 +77,26 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     version: packageVersion(),
     startedAt: Date.now(),
   });
-  return { app, registry, modelDescription: description, queries, close: () => queries.close().finally(() => sessions.close()) };
+  const watcher = config.skillsReload
+    ? watchSkills({
+        directory: config.skillsDirectory,
+        logger,
+        reload: async () => {
+          skills = await loadSkillSet(true);
+          return { skills: skills.registry.skills.map((skill) => skill.name), tools: skills.registry.names() };
+        },
+      })
+    : undefined;
+  return {
+    app,
+    get registry() { return skills.registry; },
+    modelDescription: description,
+    queries,
+    close: () => {
+      watcher?.close();
+      return queries.close().finally(() => sessions.close());
+    },
+  };
 }
 
 function packageVersion(): string {

@@ -31,6 +31,11 @@ const environmentSchema = z.object({
   DATA_DB: z.string().min(1).default(path.join(projectRoot, 'data/sample.db')),
   CATALOG: z.string().min(1).default(path.join(projectRoot, 'data/sources.yaml')),
   SKILLS_DIR: z.string().min(1).default(path.join(projectRoot, 'skills')),
+  SKILLS_DISABLED: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((name) => name.trim()).filter(Boolean)),
+  SKILLS_RELOAD: z.enum(['true', 'false', '1', '0', ''], { error: "must be 'true' or 'false'" }).default('false'),
   MODEL_PROVIDER: z.enum(['auto', 'openai', 'offline'], { error: "must be 'auto', 'openai' or 'offline'" }).default('auto'),
   OPENAI_API_KEY: optionalText,
   OPENAI_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:11434/v1' }).optional()),
@@ -57,6 +62,10 @@ export interface ServiceConfig {
   dataDatabasePath: string;
   catalogPath: string;
   skillsDirectory: string;
+  /** Skills not to load (SKILLS_DISABLED); each must name a skill folder. */
+  skillsDisabled: string[];
+  /** Watch SKILLS_DIR and reload the skills on change (SKILLS_RELOAD, for development). */
+  skillsReload: boolean;
   model:
     | { provider: 'offline' }
     | { provider: 'openai'; apiKey: string | undefined; baseUrl: string | undefined; modelName: string; timeoutMs: number; maxRetries: number };
@@ -106,6 +115,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
     dataDatabasePath: resolve(env.DATA_DB),
     catalogPath: resolve(env.CATALOG),
     skillsDirectory: resolve(env.SKILLS_DIR),
+    skillsDisabled: env.SKILLS_DISABLED,
+    skillsReload: env.SKILLS_RELOAD === 'true' || env.SKILLS_RELOAD === '1',
     model: wantsOpenAI
       ? {
           provider: 'openai',

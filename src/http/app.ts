@@ -11,6 +11,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { DataAccess } from '../data/dataAccess.ts';
 import type { QueryPool } from '../data/queryPool.ts';
 import type { Logger } from '../logging/logger.ts';
+import type { KnowledgeBase } from '../skills/api.ts';
 import type { ModelDescription } from '../model/createChatModel.ts';
 import type { SqliteSessionStore } from '../sessions/sqliteSessionStore.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
@@ -27,6 +28,8 @@ export interface AppServices {
   /** The same object as `data`, for its statistics. */
   queries: QueryPool;
   registry: SkillRegistry;
+  /** The skills' knowledge files, searchable by tools (search_knowledge). */
+  knowledge?: KnowledgeBase;
   model: ChatModelWithTools;
   modelDescription: ModelDescription;
   systemPrompt: string;

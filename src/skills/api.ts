@@ -16,6 +16,30 @@ export interface ToolContext {
   data: DataAccess;
   logger: Logger;
   signal?: AbortSignal;
+  /** Search over the knowledge files skills ship (knowledge/NAME.md in a skill folder); set by the service. */
+  knowledge?: KnowledgeBase;
+}
+
+/** One passage of a knowledge file as a search returns it. */
+export interface KnowledgePassage {
+  /** E.g. "skills/data_analyst/knowledge/currency.md § Currency translation › Average vs closing rate". */
+  citation: string;
+  skill: string;
+  /** Path of the file, e.g. "skills/data_analyst/knowledge/currency.md". */
+  file: string;
+  /** Heading path, e.g. "Currency translation › Average vs closing rate". */
+  heading: string;
+  text: string;
+  /** BM25 relevance, higher is better; only comparable within one search. */
+  score: number;
+}
+
+/** Ranked full-text search over the skills' knowledge passages. */
+export interface KnowledgeBase {
+  /** @throws ToolError invalid_value for a query without searchable words, unknown_value for a skill without knowledge. */
+  search(query: string, options?: { limit?: number; skill?: string }): KnowledgePassage[];
+  /** Names of the skills that ship knowledge files, sorted. */
+  skills(): string[];
 }
 
 export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {

@@ -1,69 +1,134 @@
 /**
  * Discovers skills: every folder under the skills directory with a SKILL.md (frontmatter:
- * name, description, version; body: instructions for the model) and an index.ts whose
- * default export declares the tools. A broken skill stops startup with a precise message.
+ * name, description, version, tags, enabled; body: instructions for the model) and an index.ts
+ * whose default export declares the tools. A broken skill stops startup with a message naming
+ * the file and line. Disabled skills (`enabled: false`, or SKILLS_DISABLED) are listed but
+ * their tools are not imported. See docs/skills.md.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
 import { ConfigurationError } from '../errors/index.ts';
+import { closestMatch } from '../shared/closestMatch.ts';
 import type { SkillModule, ToolDefinition } from './api.ts';
+import { parseManifest } from './manifest.ts';
+import { toolShapeProblems } from './toolShape.ts';
 
 export interface Skill {
   name: string;
   description: string;
   version: string;
-  /** The SKILL.md body: instructions added to the system prompt. */
+  /** Free-form labels from the frontmatter (default none). */
+  tags?: string[];
+  /** False when the skill is disabled; its tools are then not loaded. Absent means enabled. */
+  enabled?: boolean;
+  /** Why a disabled skill is disabled: its SKILL.md says `enabled: false`, or SKILLS_DISABLED names it. */
+  disabledBy?: 'manifest' | 'config';
+  /** The SKILL.md body: the instructions `load_skill` returns to the model. */
   instructions: string;
   directory: string;
   tools: ToolDefinition[];
 }
 
-const frontmatterSchema = z.object({
-  name: z.string().regex(/^[a-z][a-z0-9_]*$/, { error: 'must be snake_case' }),
-  description: z.string().min(10, { error: 'must say in a sentence what the skill does' }),
-  version: z.string().regex(/^\d+\.\d+\.\d+/, { error: "must be a version such as '1.0.0'" }),
-});
+export interface LoadSkillsOptions {
+  /** Skill names disabled by configuration (SKILLS_DISABLED); each must name a skill folder. */
+  disabled?: readonly string[];
+  /**
+   * Import every module of the skills afresh instead of reusing the module cache, so edited
+   * files (index.ts and whatever it imports) take effect: the development reload uses it.
+   */
+  fresh?: boolean;
+}
 
-const toolNamePattern = /^[a-z][a-z0-9_]{0,63}$/;
-
-/**
- * Loads every skill folder in `directory`, sorted by name. Folders starting with '.' or '_' are ignored.
- * @throws ConfigurationError naming the file and the problem.
- */
-export async function loadSkills(directory: string): Promise<Skill[]> {
+/** Skill folders of `directory`, sorted; folders starting with '.' or '_' are ignored. */
+export function skillFolders(directory: string): string[] {
   if (!existsSync(directory) || !statSync(directory).isDirectory()) {
     throw new ConfigurationError(`SKILLS_DIR: ${directory} is not a directory.`);
   }
-  const folders = readdirSync(directory, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && !entry.name.startsWith('_'))
+  return readdirSync(directory, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && !entry.name.startsWith('_') && entry.name !== 'node_modules')
     .map((entry) => entry.name)
     .sort();
+}
+
+/**
+ * Loads every skill folder in `directory`, sorted by name, disabled ones included (without tools).
+ * @throws ConfigurationError naming the file, the line and the problem.
+ */
+export async function loadSkills(directory: string, options: LoadSkillsOptions = {}): Promise<Skill[]> {
+  const folders = skillFolders(directory);
+  const disabled = new Set(options.disabled ?? []);
+  const unknown = [...disabled].filter((name) => !folders.includes(name));
+  if (unknown.length > 0) {
+    const suggestions = unknown.map((name) => closestMatch(name, folders)).filter((name): name is string => name !== undefined);
+    throw new ConfigurationError(
+      `SKILLS_DISABLED names ${unknown.length === 1 ? 'a skill that does not exist' : 'skills that do not exist'}: ${unknown.map((n) => `'${n}'`).join(', ')}.` +
+        `${suggestions.length > 0 ? ` Did you mean ${suggestions.map((n) => `'${n}'`).join(', ')}?` : ''}` +
+        ` The skills in ${directory} are: ${folders.join(', ') || '(none)'}.`,
+    );
+  }
   const skills: Skill[] = [];
-  for (const folder of folders) skills.push(await loadSkill(path.join(directory, folder)));
+  for (const folder of folders) {
+    const skillDirectory = path.join(directory, folder);
+    skills.push(disabled.has(folder) ? disabledByConfig(skillDirectory) : await loadSkill(skillDirectory, options.fresh ?? false));
+  }
   return skills;
 }
 
-async function loadSkill(directory: string): Promise<Skill> {
+async function loadSkill(directory: string, fresh: boolean): Promise<Skill> {
   const folder = path.basename(directory);
   const manifestPath = path.join(directory, 'SKILL.md');
   if (!existsSync(manifestPath)) throw new ConfigurationError(`Skill ${directory}: SKILL.md is missing.`);
-  const { frontmatter, body } = splitFrontmatter(readFileSync(manifestPath, 'utf8'), manifestPath);
-  const parsed = frontmatterSchema.safeParse(frontmatter);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `  ${manifestPath}: frontmatter '${i.path.join('.')}': ${i.message}`);
+  const parsed = parseManifest(readFileSync(manifestPath, 'utf8'), manifestPath);
+  if (!parsed.ok) {
+    const problems = parsed.problems.map((p) => `  ${p.file}:${p.line}: ${p.message}`);
     throw new ConfigurationError(`Skill ${folder} is invalid:\n${problems.join('\n')}`);
   }
-  if (parsed.data.name !== folder) {
-    throw new ConfigurationError(`Skill ${manifestPath}: frontmatter name '${parsed.data.name}' must equal the folder name '${folder}'.`);
+  const { manifest, instructions } = parsed;
+  if (manifest.name !== folder) {
+    throw new ConfigurationError(`Skill ${manifestPath}:${parsed.keyLines.name ?? 1}: frontmatter name '${manifest.name}' must equal the folder name '${folder}'.`);
   }
+  const skill: Skill = {
+    name: manifest.name,
+    description: manifest.description,
+    version: manifest.version,
+    tags: manifest.tags,
+    enabled: manifest.enabled,
+    instructions,
+    directory,
+    tools: [],
+  };
+  if (!manifest.enabled) return { ...skill, disabledBy: 'manifest' };
+  return { ...skill, tools: await importTools(directory, fresh) };
+}
+
+/** A skill SKILLS_DISABLED names: nothing is imported, and a broken SKILL.md does not stop startup. */
+function disabledByConfig(directory: string): Skill {
+  const folder = path.basename(directory);
+  const manifestPath = path.join(directory, 'SKILL.md');
+  const parsed = existsSync(manifestPath) ? parseManifest(readFileSync(manifestPath, 'utf8'), manifestPath) : undefined;
+  const manifest = parsed?.ok ? parsed.manifest : (parsed?.partial ?? {});
+  return {
+    name: folder,
+    description: manifest.description ?? '',
+    version: manifest.version ?? '',
+    tags: manifest.tags ?? [],
+    enabled: false,
+    disabledBy: 'config',
+    instructions: parsed?.ok ? parsed.instructions : '',
+    directory,
+    tools: [],
+  };
+}
+
+/** Imports `index.ts` and checks its default export. */
+export async function importTools(directory: string, fresh = false): Promise<ToolDefinition[]> {
+  const folder = path.basename(directory);
   const modulePath = path.join(directory, 'index.ts');
   if (!existsSync(modulePath)) throw new ConfigurationError(`Skill ${folder}: ${modulePath} is missing (it declares the tools).`);
   let module: { default?: SkillModule };
   try {
-    module = (await import(pathToFileURL(modulePath).href)) as { default?: SkillModule };
+    module = (await importSkillModule(modulePath, fresh)) as { default?: SkillModule };
   } catch (error) {
     throw new ConfigurationError(`Skill ${folder}: ${modulePath} failed to load: ${(error as Error).message}`);
   }
@@ -71,29 +136,34 @@ async function loadSkill(directory: string): Promise<Skill> {
   if (!Array.isArray(tools) || tools.length === 0) {
     throw new ConfigurationError(`Skill ${folder}: ${modulePath} must default-export defineSkill({ tools: [...] }) with at least one tool.`);
   }
-  tools.forEach((tool, index) => checkTool(tool, `${modulePath} tools[${index}]`));
-  return { ...parsed.data, instructions: body.trim(), directory, tools };
+  tools.forEach((tool: unknown, index) => {
+    const problems = toolShapeProblems(tool);
+    if (problems.length > 0) {
+      const name = typeof (tool as { name?: unknown } | null)?.name === 'string' ? ` (${(tool as { name: string }).name})` : '';
+      throw new ConfigurationError(`${modulePath} tools[${index}]${name}: ${problems.join('; ')}.`);
+    }
+  });
+  return tools;
 }
 
-function checkTool(tool: ToolDefinition, where: string): void {
-  if (!tool || typeof tool.name !== 'string' || !toolNamePattern.test(tool.name)) {
-    throw new ConfigurationError(`${where}: tool name ${JSON.stringify(tool?.name)} must be snake_case, at most 64 characters.`);
-  }
-  if (typeof tool.description !== 'string' || tool.description.trim().length < 10) {
-    throw new ConfigurationError(`${where} (${tool.name}): description must tell the model what the tool does.`);
-  }
-  if (!tool.input || typeof (tool.input as { safeParse?: unknown }).safeParse !== 'function') {
-    throw new ConfigurationError(`${where} (${tool.name}): input must be a zod schema.`);
-  }
-  if (typeof tool.handler !== 'function') throw new ConfigurationError(`${where} (${tool.name}): handler must be a function.`);
-}
+let freshImports = 0;
 
-function splitFrontmatter(text: string, file: string): { frontmatter: unknown; body: string } {
-  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
-  if (!match) throw new ConfigurationError(`Skill ${file}: must start with a '---' YAML frontmatter block (name, description, version).`);
+/**
+ * Imports a skill module. `fresh` re-imports its whole module graph: tsx's namespaced import
+ * gives every module a new `?namespace=` query, so files index.ts imports are re-read too
+ * (a `?v=<n>` query on index.ts alone would reuse its imports from the cache). Without tsx's
+ * API, falls back to the query string on index.ts.
+ */
+export async function importSkillModule(modulePath: string, fresh: boolean): Promise<unknown> {
+  const url = pathToFileURL(modulePath).href;
+  if (!fresh) return import(url);
+  freshImports += 1;
+  let tsImport: ((specifier: string, parentURL: string) => Promise<unknown>) | undefined;
   try {
-    return { frontmatter: parseYaml(match[1] ?? ''), body: match[2] ?? '' };
-  } catch (error) {
-    throw new ConfigurationError(`Skill ${file}: frontmatter is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    ({ tsImport } = await import('tsx/esm/api'));
+  } catch {
+    tsImport = undefined;
   }
+  if (tsImport) return tsImport(url, import.meta.url);
+  return import(`${url}?v=${freshImports}`);
 }

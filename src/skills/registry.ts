@@ -1,32 +1,46 @@
 /**
  * Maps each tool name to its skill and runs tool calls: arguments are parsed and validated,
  * and every failure comes back as a structured error the model can act on, never a throw.
+ * Besides the skills' tools it registers the built-in `load_skill`, which returns a skill's
+ * instructions on demand (the system prompt only lists the skills, one line each).
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ConfigurationError, ToolError, type ToolErrorPayload } from '../errors/index.ts';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
 import type { ToolContext, ToolDefinition } from './api.ts';
+import { builtinSkill } from './loadSkillTool.ts';
 import type { Skill } from './loader.ts';
+import { inputJsonSchema, LOAD_SKILL_TOOL_NAME } from './toolShape.ts';
 
 export type ToolOutcome = { ok: true; result: unknown } | { ok: false; error: ToolErrorPayload['error'] };
 
 export interface RegisteredTool {
+  /** The skill declaring the tool; for the built-in `load_skill`, a pseudo-skill not in `skills`. */
   skill: Skill;
   tool: ToolDefinition;
   /** JSON Schema of the input, as models and dashboards see it. */
   inputSchema: Record<string, unknown>;
+  /** True for tools of the service itself (`load_skill`), not of a skill folder. */
+  builtin?: boolean;
 }
 
-/** Tool name → skill and tool, built once at startup. */
+/** Tool name → skill and tool, built at startup (and again on each development reload). */
 export class SkillRegistry {
+  /** The enabled skills, in load order. */
   readonly skills: readonly Skill[];
+  /** Skills that are present but disabled (SKILL.md `enabled: false`, or SKILLS_DISABLED); their tools are not registered. */
+  readonly disabledSkills: readonly Skill[];
   private readonly tools = new Map<string, RegisteredTool>();
 
-  /** @throws ConfigurationError when two skills declare the same tool name. */
+  /** @throws ConfigurationError when two skills declare the same tool name, or a skill declares `load_skill`. */
   constructor(skills: readonly Skill[]) {
-    this.skills = skills;
-    for (const skill of skills) {
+    this.skills = skills.filter((skill) => skill.enabled !== false);
+    this.disabledSkills = skills.filter((skill) => skill.enabled === false);
+    for (const skill of this.skills) {
       for (const tool of skill.tools) {
+        if (tool.name === LOAD_SKILL_TOOL_NAME) {
+          throw new ConfigurationError(`Skill '${skill.name}' (${skill.directory}) declares the tool '${LOAD_SKILL_TOOL_NAME}', a name reserved for the service's built-in tool. Rename it.`);
+        }
         const existing = this.tools.get(tool.name);
         if (existing) {
           throw new ConfigurationError(
@@ -36,6 +50,13 @@ export class SkillRegistry {
         this.tools.set(tool.name, { skill, tool, inputSchema: jsonSchemaOf(tool) });
       }
     }
+    const builtin = builtinSkill(this);
+    for (const tool of builtin.tools) this.tools.set(tool.name, { skill: builtin, tool, inputSchema: jsonSchemaOf(tool), builtin: true });
+  }
+
+  /** An enabled skill by name. */
+  skill(name: string): Skill | undefined {
+    return this.skills.find((skill) => skill.name === name);
   }
 
   /** Every tool, in skill order. */
@@ -91,9 +112,7 @@ export class SkillRegistry {
 
 function jsonSchemaOf(tool: ToolDefinition): Record<string, unknown> {
   try {
-    const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-    delete schema.$schema;
-    return schema;
+    return inputJsonSchema(tool);
   } catch (error) {
     throw new ConfigurationError(`Tool '${tool.name}': its input schema cannot be expressed as JSON Schema: ${(error as Error).message}`);
   }

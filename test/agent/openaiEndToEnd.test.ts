@@ -44,7 +44,8 @@ interface ChatBody {
   usage: { input_tokens: number; output_tokens: number; total_tokens: number };
 }
 
-const TOOL_NAMES = ['list_sources', 'query_source', 'compare_sources', 'list_differences', 'explain_difference'];
+/** Every tool the repository's skills declare, plus the built-in load_skill. */
+const DATA_ANALYST_TOOLS = ['list_sources', 'query_source', 'compare_sources', 'list_differences', 'explain_difference'];
 const STACK_TRACE = /at .*\.ts:\d+/;
 
 let mock: MockOpenAI;
@@ -288,13 +289,13 @@ describe('POST /chat against an OpenAI-compatible provider', () => {
     const body = response.body as ChatBody;
     expect(body).toMatchObject({ finished: true, stop_reason: 'completed', iterations: 2, answer: 'I can only read data.' });
     expect(body.tool_calls[0]).toMatchObject({ name: 'drop_tables', ok: false, result: { error: { code: 'unknown_tool' } } });
-    expect(body.tool_calls[0]!.result.error.choices).toEqual(TOOL_NAMES);
+    expect(body.tool_calls[0]!.result.error.choices).toEqual(expect.arrayContaining([...DATA_ANALYST_TOOLS, 'load_skill']));
 
     const tool = lastOfRole(messagesOf(1), 'tool');
     expect(tool.tool_call_id).toBe('call_drop');
     const sent = parseToolContent(tool) as { error: { code: string; choices: string[] } };
     expect(sent.error.code).toBe('unknown_tool');
-    expect(sent.error.choices).toEqual(TOOL_NAMES);
+    expect(sent.error.choices).toEqual(expect.arrayContaining([...DATA_ANALYST_TOOLS, 'load_skill']));
   });
 
   it('answers two tool calls of one turn in order, each with its own tool_call_id', async () => {
@@ -513,9 +514,9 @@ describe('POST /chat against an OpenAI-compatible provider', () => {
     expect(mock.requests).toHaveLength(2);
   });
 
-  it('sends the skill instructions in the system prompt and exactly the three tools as JSON Schema', async () => {
+  it('lists each skill in one line of the system prompt, loads instructions on demand, and sends every tool as JSON Schema', async () => {
     const service = await buildService();
-    mock.enqueue({ content: 'Hi.' });
+    mock.enqueue({ toolCalls: [{ name: 'load_skill', arguments: { name: 'data_analyst' }, id: 'call_load' }] }, { content: 'Hi.' });
     const response = await chat(service, { message: 'What can you do?' });
     expect(response.status).toBe(200);
 
@@ -526,10 +527,14 @@ describe('POST /chat against an OpenAI-compatible provider', () => {
     const skillMd = readFileSync(path.join(projectRoot, 'skills/data_analyst/SKILL.md'), 'utf8');
     const instructions = skillMd.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n/, '').trim();
     expect(instructions.length).toBeGreaterThan(100);
-    expect(system.content).toContain(instructions);
+    // The prompt does not grow with every skill's instructions: they come through load_skill.
+    expect(system.content).not.toContain(instructions);
     expect(system.content).toContain('data_analyst');
+    const loaded = parseToolContent(lastOfRole(messagesOf(1), 'tool')) as { instructions: string };
+    expect(loaded.instructions).toBe(instructions);
 
-    expect(sent.tools.map((t) => t.function.name)).toEqual(TOOL_NAMES);
+    expect(sent.tools.map((t) => t.function.name).sort()).toEqual(service.registry.names().sort());
+    expect(sent.tools.map((t) => t.function.name)).toEqual(expect.arrayContaining([...DATA_ANALYST_TOOLS, 'load_skill']));
     for (const tool of sent.tools) {
       expect(tool.type).toBe('function');
       expect(tool.function.description?.length ?? 0).toBeGreaterThan(20);

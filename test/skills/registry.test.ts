@@ -1,12 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigurationError } from '../../src/errors/index.ts';
 import { defineTool } from '../../src/skills/api.ts';
-import { loadSkills, type Skill } from '../../src/skills/loader.ts';
+import type { Skill } from '../../src/skills/loader.ts';
 import { SkillRegistry } from '../../src/skills/registry.ts';
-import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { sampleToolbox } from '../support/sampleContext.ts';
 
 const skill = (name: string, tools: Skill['tools']): Skill => ({ name, description: 'a test skill', version: '1.0.0', instructions: '', directory: `/skills/${name}`, tools });
@@ -19,8 +16,12 @@ describe('SkillRegistry', () => {
   });
   afterAll(() => toolbox.close());
 
-  it('maps each tool of the repo skills to its skill, with a JSON schema', () => {
-    expect(toolbox.registry.names()).toEqual(['list_sources', 'query_source', 'compare_sources', 'list_differences', 'explain_difference']);
+  it('maps each tool of the repo skills to its skill, with a JSON schema, then the built-in load_skill', () => {
+    const names = toolbox.registry.names();
+    expect(names.slice(0, 5)).toEqual(['list_sources', 'query_source', 'compare_sources', 'list_differences', 'explain_difference']);
+    expect(names.at(-1)).toBe('load_skill');
+    expect(toolbox.registry.get('load_skill')).toMatchObject({ builtin: true, skill: { name: 'builtin' } });
+    expect(toolbox.registry.skills.map((s) => s.name)).not.toContain('builtin');
     const query = toolbox.registry.get('query_source')!;
     expect(query.skill.name).toBe('data_analyst');
     expect(query.inputSchema).toMatchObject({ type: 'object', required: ['source'], additionalProperties: false });
@@ -32,9 +33,19 @@ describe('SkillRegistry', () => {
     );
   });
 
+  it("refuses a skill tool named 'load_skill'", () => {
+    expect(() => new SkillRegistry([skill('one', [echo('load_skill')])])).toThrow(/declares the tool 'load_skill', a name reserved/);
+  });
+
+  it('ignores the tools of disabled skills, so their names may even clash', () => {
+    const registry = new SkillRegistry([skill('one', [echo('echo')]), { ...skill('two', [echo('echo')]), enabled: false }]);
+    expect(registry.names()).toEqual(['echo', 'load_skill']);
+    expect(registry.get('echo')!.skill.name).toBe('one');
+  });
+
   it('answers an unknown tool with the valid names and the closest one', async () => {
     const outcome = await toolbox.registry.execute('list_source', {}, toolbox.context);
-    expect(outcome).toMatchObject({ ok: false, error: { code: 'unknown_tool', closest: 'list_sources', choices: ['list_sources', 'query_source', 'compare_sources', 'list_differences', 'explain_difference'] } });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'unknown_tool', closest: 'list_sources', choices: toolbox.registry.names() } });
     if (!outcome.ok) expect(outcome.error.hint).toContain("Did you mean 'list_sources'?");
   });
 
@@ -70,37 +81,45 @@ describe('SkillRegistry', () => {
   });
 });
 
-describe('loadSkills', () => {
-  function skillFolder(root: string, name: string, manifest: string | undefined, module: string | undefined) {
-    const directory = path.join(root, name);
-    mkdirSync(directory, { recursive: true });
-    if (manifest !== undefined) writeFileSync(path.join(directory, 'SKILL.md'), manifest);
-    if (module !== undefined) writeFileSync(path.join(directory, 'index.ts'), module);
-  }
-  const apiPath = path.resolve('src/skills/api.ts');
-  const validModule = `import { z } from 'zod';\nimport { defineSkill, defineTool } from '${apiPath}';\nexport default defineSkill({ tools: [defineTool({ name: 'ping_tool', description: 'answers pong to anything', input: z.strictObject({}), handler: () => 'pong' })] });\n`;
-  const manifest = (name: string) => `---\nname: ${name}\ndescription: A skill used by the loader tests.\nversion: 1.2.3\n---\nSay pong.\n`;
+describe('load_skill', () => {
+  const instructions = 'Always answer with the echo.\nNever shout.';
+  const registry = new SkillRegistry([
+    { ...skill('echoes', [echo('echo'), echo('echo_twice')]), instructions, version: '2.0.0', description: 'Repeats what it is told.' },
+    { ...skill('sleeping', []), enabled: false },
+  ]);
+  const context = { logger: { error: () => undefined } } as never;
 
-  it('discovers skill folders, reads SKILL.md and imports the tools; ignores _ and . folders', async () => {
-    const root = temporaryDirectory();
-    skillFolder(root, 'pinger', manifest('pinger'), validModule);
-    skillFolder(root, '_template', undefined, undefined);
-    const skills = await loadSkills(root);
-    expect(skills.map((s) => [s.name, s.version, s.instructions, s.tools.map((t) => t.name)])).toEqual([['pinger', '1.2.3', 'Say pong.', ['ping_tool']]]);
+  it("returns a skill's instructions and its tools' descriptions", async () => {
+    expect(await registry.execute('load_skill', { name: 'echoes' }, context)).toEqual({
+      ok: true,
+      result: {
+        skill: 'echoes',
+        version: '2.0.0',
+        description: 'Repeats what it is told.',
+        instructions,
+        tools: [
+          { name: 'echo', description: 'echoes its input back' },
+          { name: 'echo_twice', description: 'echoes its input back' },
+        ],
+      },
+    });
   });
 
-  it.each([
-    ['a folder without SKILL.md', undefined, validModule, /SKILL\.md is missing/],
-    ['a name that differs from the folder', manifest('other'), validModule, /frontmatter name 'other' must equal the folder name 'pinger'/],
-    ['no frontmatter', 'just text', validModule, /must start with a '---' YAML frontmatter block/],
-    ['a missing version', '---\nname: pinger\ndescription: A skill used by the loader tests.\n---\n', validModule, /frontmatter 'version'/],
-    ['a module that does not load', manifest('pinger'), 'import "./missing.ts";', /index\.ts failed to load/],
-    ['a module without tools', manifest('pinger'), 'export default { tools: [] };', /must default-export defineSkill/],
-  ])('stops startup for %s', async (_case, skillManifest, module, message) => {
-    const root = temporaryDirectory();
-    skillFolder(root, 'pinger', skillManifest, module);
-    const error = await loadSkills(root).catch((e: unknown) => e);
-    expect(ConfigurationError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toMatch(message);
+  it('answers an unknown skill with the enabled skills and the closest name', async () => {
+    expect(await registry.execute('load_skill', { name: 'echo' }, context)).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_value', message: "There is no skill named 'echo'.", choices: ['echoes'], closest: 'echoes' },
+    });
+  });
+
+  it('says when a skill is disabled', async () => {
+    expect(await registry.execute('load_skill', { name: 'sleeping' }, context)).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_value', message: "The skill 'sleeping' is disabled on this service.", choices: ['echoes'] },
+    });
+  });
+
+  it('validates its arguments like any tool', async () => {
+    expect(await registry.execute('load_skill', {}, context)).toMatchObject({ ok: false, error: { code: 'invalid_arguments', hint: "Arguments of 'load_skill': name (required)." } });
   });
 });

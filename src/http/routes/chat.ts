@@ -51,7 +51,7 @@ export function chatRoutes(services: AppServices): Router {
           systemPrompt: services.systemPrompt,
           history: session.messages,
           question: body.message,
-          toolContext: { catalog: services.catalog, data: services.data, logger },
+          toolContext: { catalog: services.catalog, data: services.data, knowledge: services.knowledge, logger },
           signal,
           ...(events ? { onEvent: events.send } : {}),
         });

@@ -1,5 +1,5 @@
 /**
- * Tools over HTTP for dashboards: GET /skills lists skills and tool schemas; POST /tools/{name}
+ * Tools over HTTP for dashboards: GET /skills lists skills (disabled ones too) and tool schemas; POST /tools/{name}
  * runs one tool with the same validation and error shape the model gets.
  */
 import { Router } from 'express';
@@ -10,15 +10,19 @@ export function toolRoutes(services: AppServices): Router {
   const router = Router();
 
   router.get('/skills', (_request, response) => {
+    const { registry } = services;
+    // Enabled skills with their tools, then disabled ones (no tools), each group in load order.
     response.json({
-      skills: services.registry.skills.map((skill) => ({
+      skills: [...registry.skills, ...registry.disabledSkills].map((skill) => ({
         name: skill.name,
         description: skill.description,
         version: skill.version,
+        tags: skill.tags ?? [],
+        enabled: skill.enabled !== false,
         tools: skill.tools.map((tool) => ({
           name: tool.name,
           description: tool.description,
-          input_schema: services.registry.get(tool.name)!.inputSchema,
+          input_schema: registry.get(tool.name)!.inputSchema,
         })),
       })),
     });
@@ -42,7 +46,7 @@ export function toolRoutes(services: AppServices): Router {
       return;
     }
     const started = performance.now();
-    const outcome = await services.registry.execute(name, args, { catalog: services.catalog, data: services.data, logger: request.log });
+    const outcome = await services.registry.execute(name, args, { catalog: services.catalog, data: services.data, knowledge: services.knowledge, logger: request.log });
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     request.log.info({ tool: name, duration_ms: durationMs, ok: outcome.ok, ...(outcome.ok ? {} : { error_code: outcome.error.code }) }, 'tool call');
     if (outcome.ok) {

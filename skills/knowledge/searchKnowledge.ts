@@ -1,0 +1,40 @@
+/**
+ * search_knowledge: the passages of the skills' knowledge files most relevant to a question,
+ * ranked by BM25, each with a citation (file § heading path).
+ */
+import { z } from 'zod';
+import { defineTool, ToolError } from '../../src/skills/api.ts';
+
+export const DEFAULT_RESULTS = 5;
+export const MAX_RESULTS = 10;
+
+const input = z.strictObject({
+  query: z.string().min(1).max(500).describe('the question or topic in plain words, e.g. "why does consolidation differ from FI"'),
+  limit: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`passages to return (default ${DEFAULT_RESULTS}, at most ${MAX_RESULTS})`),
+  skill: z.string().min(1).optional().describe('only this skill\'s knowledge, e.g. "data_analyst"; default: every skill'),
+});
+
+export const searchKnowledge = defineTool({
+  name: 'search_knowledge',
+  description:
+    'Search the knowledge base of domain rules (what each source is for and how they relate, why consolidation differs from FI: eliminations, top-side adjustments, load timing; currency translation; fiscal and special periods, YTD; data-quality rules) for the passages most relevant to a question, best first. Use it to explain causes and meanings; cite each passage you use by its citation. It holds no figures: numbers come from the data tools.',
+  input,
+  handler: (args, context) => {
+    if (!context.knowledge) {
+      throw new ToolError('internal_error', 'The knowledge base is not available in this service.', {
+        hint: 'Answer from the data tools alone and say that the knowledge base could not be searched.',
+      });
+    }
+    const results = context.knowledge.search(args.query, { limit: args.limit ?? DEFAULT_RESULTS, ...(args.skill !== undefined ? { skill: args.skill } : {}) });
+    if (results.length > 0) return { query: args.query, results };
+    const skills = context.knowledge.skills();
+    return {
+      query: args.query,
+      results,
+      note:
+        skills.length === 0
+          ? 'No skill ships knowledge files, so there is nothing to search.'
+          : `No passage matches these words${args.skill ? ` in skill '${args.skill}'` : ''}. Try other or fewer words (a source name, 'eliminations', 'currency translation', 'year-to-date'); knowledge exists for: ${skills.join(', ')}.`,
+    };
+  },
+});

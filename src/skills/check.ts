@@ -1,0 +1,289 @@
+/**
+ * `npm run skill:check`: validates every skill folder and reports each problem with its file
+ * and line — SKILL.md frontmatter and instructions, the tools' names, descriptions and input
+ * schemas, tool names declared twice (across skills too), and that every tool has a test.
+ *
+ * The test rule: a tool is tested when its name appears as a quoted string ('name', "name",
+ * `name`) or in a `/tools/name` path in a `*.test.ts` file inside the skill's folder (for
+ * example `skills/<skill>/test/`) or anywhere under the project's `test/` folder.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../config/config.ts';
+import type { SkillModule, ToolDefinition } from './api.ts';
+import { importSkillModule, skillFolders } from './loader.ts';
+import { parseManifest, type SkillProblem } from './manifest.ts';
+import { inputJsonSchema, LOAD_SKILL_TOOL_NAME, toolShapeProblems } from './toolShape.ts';
+
+export type { SkillProblem };
+
+/** OpenAI refuses function descriptions longer than this. */
+export const MAX_TOOL_DESCRIPTION_CHARS = 1024;
+
+export interface CheckOptions {
+  /** Folders whose `*.test.ts` files count as tests of any skill; default `<project>/test`. */
+  testDirectories?: readonly string[];
+  /** Import the skills' modules afresh (when checking again in one process). */
+  fresh?: boolean;
+}
+
+export interface CheckedSkill {
+  name: string;
+  directory: string;
+  enabled: boolean;
+  tools: string[];
+}
+
+export interface CheckReport {
+  skills: CheckedSkill[];
+  problems: SkillProblem[];
+}
+
+interface DeclaredTool {
+  skill: string;
+  name: string;
+  file: string;
+  line: number;
+}
+
+/** Checks every skill folder of `directory`; never throws for a broken skill. */
+export async function checkSkills(directory: string, options: CheckOptions = {}): Promise<CheckReport> {
+  const problems: SkillProblem[] = [];
+  let folders: string[];
+  try {
+    folders = skillFolders(directory);
+  } catch (error) {
+    return { skills: [], problems: [{ file: directory, line: 1, message: (error as Error).message }] };
+  }
+  const testDirectories = options.testDirectories ?? [path.join(projectRoot, 'test')];
+  const sharedTests = testFiles(testDirectories);
+  const skills: CheckedSkill[] = [];
+  const declared: DeclaredTool[] = [];
+  for (const folder of folders) {
+    const skillDirectory = path.join(directory, folder);
+    const result = await checkSkill(skillDirectory, options.fresh ?? false);
+    problems.push(...byFileAndLine(result.problems));
+    skills.push({ name: folder, directory: skillDirectory, enabled: result.enabled, tools: result.tools.map((t) => t.name) });
+    declared.push(...result.tools);
+    const tests = [...testFiles([skillDirectory]), ...sharedTests];
+    for (const tool of result.tools) {
+      if (!tests.some((test) => mentionsTool(test.text, tool.name))) {
+        problems.push({
+          file: tool.file,
+          line: tool.line,
+          message: `tool '${tool.name}' has no test: no *.test.ts in ${[skillDirectory, ...testDirectories].map((d) => `${display(d)}/`).join(' or ')} mentions '${tool.name}'`,
+        });
+      }
+    }
+  }
+  // The same tool name in two places: report each declaration, pointing at the other.
+  const byName = new Map<string, DeclaredTool[]>();
+  for (const tool of declared) byName.set(tool.name, [...(byName.get(tool.name) ?? []), tool]);
+  for (const [name, tools] of byName) {
+    if (tools.length < 2) continue;
+    for (const tool of tools) {
+      const others = tools.filter((other) => other !== tool).map((other) => `skill '${other.skill}' (${display(other.file)}:${other.line})`);
+      problems.push({ file: tool.file, line: tool.line, message: `tool name '${name}' is also declared by ${others.join(', ')}; tool names must be unique across skills` });
+    }
+  }
+  return { skills, problems: dedupe(problems) };
+}
+
+async function checkSkill(directory: string, fresh: boolean): Promise<{ problems: SkillProblem[]; tools: DeclaredTool[]; enabled: boolean }> {
+  const folder = path.basename(directory);
+  const problems: SkillProblem[] = [];
+  const manifestPath = path.join(directory, 'SKILL.md');
+  let enabled = true;
+  if (!existsSync(manifestPath)) {
+    problems.push({ file: manifestPath, line: 1, message: 'SKILL.md is missing: every skill folder needs one (frontmatter name, description, version; then the instructions)' });
+  } else {
+    const text = readFileSync(manifestPath, 'utf8');
+    const parsed = parseManifest(text, manifestPath);
+    if (!parsed.ok) {
+      problems.push(...parsed.problems);
+      enabled = parsed.partial.enabled ?? true;
+    } else {
+      enabled = parsed.manifest.enabled;
+      if (parsed.manifest.name !== folder) {
+        problems.push({ file: manifestPath, line: parsed.keyLines.name ?? 1, message: `frontmatter name '${parsed.manifest.name}' must equal the folder name '${folder}'` });
+      }
+      if (parsed.instructions.length === 0) {
+        problems.push({ file: manifestPath, line: parsed.bodyLine, message: 'SKILL.md has no instructions after the frontmatter: write what the model must know to use the tools (load_skill returns it)' });
+      }
+    }
+  }
+  if (!/^[a-z][a-z0-9_]*$/.test(folder)) {
+    problems.push({ file: manifestPath, line: 1, message: `folder name '${folder}' must be snake_case (it is the skill's name)` });
+  }
+
+  const modulePath = path.join(directory, 'index.ts');
+  if (!existsSync(modulePath)) {
+    problems.push({ file: modulePath, line: 1, message: 'index.ts is missing: it must default-export defineSkill({ tools: [...] })' });
+    return { problems, tools: [], enabled };
+  }
+  let module: { default?: SkillModule };
+  try {
+    module = (await importSkillModule(modulePath, fresh)) as { default?: SkillModule };
+  } catch (error) {
+    const where = errorLocation(error, directory) ?? { file: modulePath, line: 1 };
+    problems.push({ ...where, message: `failed to load: ${loadFailure(error)}` });
+    return { problems, tools: [], enabled };
+  }
+  const exportLine = lineMatching(modulePath, /export\s+default/) ?? 1;
+  const tools = module.default?.tools;
+  if (!Array.isArray(tools) || tools.length === 0) {
+    problems.push({ file: modulePath, line: exportLine, message: 'must default-export defineSkill({ tools: [...] }) with at least one tool' });
+    return { problems, tools: [], enabled };
+  }
+  const sources = sourceFiles(directory);
+  const declared: DeclaredTool[] = [];
+  const seen: string[] = [];
+  tools.forEach((tool: unknown, index) => {
+    const name = typeof (tool as { name?: unknown } | null)?.name === 'string' ? (tool as { name: string }).name : undefined;
+    const occurrence = name !== undefined ? seen.filter((other) => other === name).length : 0;
+    if (name !== undefined) seen.push(name);
+    const where = (name !== undefined ? locateTool(sources, name, occurrence) : undefined) ?? { file: modulePath, line: exportLine };
+    const label = name !== undefined ? `tool '${name}'` : `tools[${index}]`;
+    const shape = toolShapeProblems(tool);
+    for (const message of shape) problems.push({ ...where, message: `${label}: ${message}` });
+    if (shape.length > 0) {
+      if (name !== undefined) declared.push({ skill: folder, name, ...where });
+      return;
+    }
+    const definition = tool as ToolDefinition;
+    problems.push(...definitionProblems(definition).map((message) => ({ ...where, message: `${label}: ${message}` })));
+    declared.push({ skill: folder, name: definition.name, ...where });
+  });
+  return { problems, tools: declared, enabled };
+}
+
+/** Problems beyond the shape the loader requires: description length, JSON Schema of the input. */
+function definitionProblems(tool: ToolDefinition): string[] {
+  const problems: string[] = [];
+  if (tool.description.length > MAX_TOOL_DESCRIPTION_CHARS) {
+    problems.push(`description is ${tool.description.length} characters; models accept at most ${MAX_TOOL_DESCRIPTION_CHARS} (move details to SKILL.md)`);
+  }
+  try {
+    const schema = inputJsonSchema(tool);
+    if (schema.type !== 'object') problems.push(`input must be an object schema (z.strictObject({ ... })): models send tool arguments as a JSON object, got ${JSON.stringify(schema.type ?? Object.keys(schema))}`);
+  } catch (error) {
+    problems.push(`input cannot be expressed as JSON Schema: ${firstLine((error as Error).message)}`);
+  }
+  if (tool.name === LOAD_SKILL_TOOL_NAME) problems.push(`'${LOAD_SKILL_TOOL_NAME}' is the service's built-in tool`);
+  return problems;
+}
+
+interface SourceFile {
+  file: string;
+  text: string;
+}
+
+/** The skill's TypeScript files, tests excluded, index.ts first. */
+function sourceFiles(directory: string): SourceFile[] {
+  return walk(directory)
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && !file.endsWith('.d.ts'))
+    .sort((a, b) => Number(path.basename(b) === 'index.ts') - Number(path.basename(a) === 'index.ts') || a.localeCompare(b))
+    .map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+}
+
+/**
+ * Where a tool is declared: the `occurrence`-th `name: 'x'` (a name declared twice has two), else
+ * the first quoted 'x' anywhere.
+ */
+function locateTool(sources: readonly SourceFile[], name: string, occurrence = 0): { file: string; line: number } | undefined {
+  const quoted = `(['"\`])${escapeRegExp(name)}\\1`;
+  const declarations = sources.flatMap((source) =>
+    [...source.text.matchAll(new RegExp(`\\bname\\s*:\\s*${quoted}`, 'g'))].map((match) => ({ file: source.file, line: lineAt(source.text, match.index) })),
+  );
+  if (declarations.length > 0) return declarations[Math.min(occurrence, declarations.length - 1)];
+  for (const source of sources) {
+    const match = new RegExp(quoted).exec(source.text);
+    if (match) return { file: source.file, line: lineAt(source.text, match.index) };
+  }
+  return undefined;
+}
+
+function testFiles(directories: readonly string[]): SourceFile[] {
+  return directories.flatMap((directory) => walk(directory).filter((file) => file.endsWith('.test.ts')).map((file) => ({ file, text: readFileSync(file, 'utf8') })));
+}
+
+function mentionsTool(text: string, name: string): boolean {
+  const escaped = escapeRegExp(name);
+  return new RegExp(`(['"\`])${escaped}\\1|/tools/${escaped}(?![a-z0-9_])`).test(text);
+}
+
+/** Files under `directory`, recursively, skipping node_modules and dot folders. */
+function walk(directory: string): string[] {
+  if (!existsSync(directory) || !statSync(directory).isDirectory()) return [];
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.name === 'node_modules' || entry.name.startsWith('.')) return [];
+    const full = path.join(directory, entry.name);
+    return entry.isDirectory() ? walk(full) : entry.isFile() ? [full] : [];
+  });
+}
+
+/** The first `file:line` inside the skill folder mentioned by an import error (esbuild and Node both give one). */
+function errorLocation(error: unknown, directory: string): { file: string; line: number } | undefined {
+  const text = `${(error as Error)?.message ?? ''}\n${(error as Error)?.stack ?? ''}`;
+  const pattern = /(?:file:\/\/)?((?:[A-Za-z]:)?[^\s:()'"]+\.(?:ts|js|mts|mjs)):(\d+)(?::\d+)?/g;
+  for (const match of text.matchAll(pattern)) {
+    const file = path.resolve(decodeURIComponent(match[1]!.split('?')[0]!));
+    if (file.startsWith(directory + path.sep)) return { file, line: Number(match[2]) };
+  }
+  return undefined;
+}
+
+function lineMatching(file: string, pattern: RegExp): number | undefined {
+  const text = readFileSync(file, 'utf8');
+  const match = pattern.exec(text);
+  return match ? lineAt(text, match.index) : undefined;
+}
+
+function lineAt(text: string, index: number): number {
+  return text.slice(0, index).split('\n').length;
+}
+
+/** The useful line of an import failure: esbuild's "ERROR: …" line, else the message's first line. */
+function loadFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const esbuild = /ERROR:\s*(.+)/.exec(message);
+  return esbuild?.[1]?.trim() ?? firstLine(message);
+}
+
+/** Problems grouped by file (in the order files first appear), by line within a file. */
+function byFileAndLine(problems: readonly SkillProblem[]): SkillProblem[] {
+  const files = [...new Set(problems.map((p) => p.file))];
+  return problems
+    .map((problem, index) => ({ problem, index }))
+    .sort((a, b) => files.indexOf(a.problem.file) - files.indexOf(b.problem.file) || a.problem.line - b.problem.line || a.index - b.index)
+    .map(({ problem }) => problem);
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? text;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function dedupe(problems: SkillProblem[]): SkillProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.file}:${p.line}:${p.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** A path as the user reads it: relative to the current directory when inside it. */
+export function display(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative.split(path.sep).join('/') : file;
+}
+
+/** `file:line: message` lines, one per problem. */
+export function formatProblems(problems: readonly SkillProblem[]): string[] {
+  return problems.map((p) => `${display(p.file)}:${p.line}: ${p.message}`);
+}

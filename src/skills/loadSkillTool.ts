@@ -1,0 +1,75 @@
+/**
+ * The built-in `load_skill` tool. The system prompt lists each skill in one line; before using
+ * a skill's tools the model calls `load_skill({name})` and gets the skill's instructions (the
+ * SKILL.md body) and its tools' descriptions. So the prompt does not grow with every skill.
+ */
+import { z } from 'zod';
+import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
+import { defineTool, ToolError, type ToolDefinition } from './api.ts';
+import type { Skill } from './loader.ts';
+import { LOAD_SKILL_TOOL_NAME } from './toolShape.ts';
+
+/** What `load_skill` reads: the registry's enabled and disabled skills. */
+export interface SkillSource {
+  readonly skills: readonly Skill[];
+  readonly disabledSkills: readonly Skill[];
+}
+
+/** The result of `load_skill`. */
+export interface LoadedSkill {
+  skill: string;
+  version: string;
+  description: string;
+  instructions: string;
+  tools: { name: string; description: string }[];
+}
+
+export function loadSkillTool(source: SkillSource): ToolDefinition {
+  return defineTool({
+    name: LOAD_SKILL_TOOL_NAME,
+    description:
+      "Load a skill's instructions (how to use its tools, naming conventions, how to answer) and its tools' descriptions. Call it once per conversation before you first use a skill's tools.",
+    input: z.strictObject({
+      name: z.string().min(1).describe('the skill name, as listed under "Skills" in the system prompt, e.g. data_analyst'),
+    }),
+    handler: ({ name }): LoadedSkill => {
+      const skill = source.skills.find((candidate) => candidate.name === name);
+      if (!skill) throw unknownSkill(name, source);
+      return {
+        skill: skill.name,
+        version: skill.version,
+        description: skill.description,
+        instructions: skill.instructions,
+        tools: skill.tools.map((tool) => ({ name: tool.name, description: tool.description })),
+      };
+    },
+  });
+}
+
+function unknownSkill(name: string, source: SkillSource): ToolError {
+  const choices = source.skills.map((skill) => skill.name);
+  if (source.disabledSkills.some((skill) => skill.name === name)) {
+    return new ToolError('invalid_value', `The skill '${name}' is disabled on this service.`, {
+      hint: `Answer with the enabled skills: ${choices.join(', ') || 'none'}.`,
+      details: { choices },
+    });
+  }
+  return new ToolError('invalid_value', `There is no skill named '${name}'.`, {
+    hint: suggestionHint(name, choices),
+    details: { choices, closest: closestMatch(name, choices) ?? null },
+  });
+}
+
+/** The pseudo-skill holding the built-in tools; it is not listed among the skills. */
+export function builtinSkill(source: SkillSource): Skill {
+  return {
+    name: 'builtin',
+    description: "Tools of the service itself: load_skill returns a skill's instructions on demand.",
+    version: '1.0.0',
+    tags: [],
+    enabled: true,
+    instructions: '',
+    directory: '(built into the service: src/skills/loadSkillTool.ts)',
+    tools: [loadSkillTool(source)],
+  };
+}
