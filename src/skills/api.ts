@@ -1,7 +1,7 @@
 /**
  * The contract between the service and a skill module: a skill declares tools, each with a
- * name, a description for the model, a zod input schema and a handler. Copy skills/data_analyst
- * to start a new one.
+ * name, a description for the model, a zod input schema and a handler. `npm run skill:new -- <name>`
+ * scaffolds a new one; docs/skills.md is the full contract.
  */
 import type { z } from 'zod';
 import type { Catalog } from '../catalog/catalog.ts';
