@@ -5,6 +5,7 @@
 import { ToolError } from '../errors/index.ts';
 import type { AggregatePlan, AggregateResult } from './aggregate.ts';
 import type { DataDatabase } from './database.ts';
+import type { BlankValuesOutcome, BlankValuesPlan, DuplicateOutcome, DuplicatePlan, PeriodTotalsOutcome, PeriodTotalsPlan } from './dataQuality.ts';
 import { operations, type OperationInput, type OperationName, type OperationResult } from './operations.ts';
 import type { ComparisonOutcome, ComparisonPlan } from './reconciliation.ts';
 
@@ -13,6 +14,12 @@ export interface DataAccess {
   compare(plan: ComparisonPlan, signal?: AbortSignal): Promise<ComparisonOutcome>;
   valueExists(table: string, column: string, value: string | null, signal?: AbortSignal): Promise<boolean>;
   distinctValues(table: string, column: string, limit: number, signal?: AbortSignal): Promise<(string | null)[]>;
+  /** Keys that occur more than once (data quality). */
+  findDuplicates(plan: DuplicatePlan, signal?: AbortSignal): Promise<DuplicateOutcome>;
+  /** NULL, empty and placeholder values per dimension (data quality). */
+  findBlankValues(plan: BlankValuesPlan, signal?: AbortSignal): Promise<BlankValuesOutcome>;
+  /** A measure's totals per series and period (data quality: outlier periods). */
+  periodTotals(plan: PeriodTotalsPlan, signal?: AbortSignal): Promise<PeriodTotalsOutcome>;
   close(): Promise<void>;
 }
 
@@ -33,6 +40,9 @@ export function createDataAccess(database: DataDatabase): DataAccess {
     compare: (plan) => run('compare', plan),
     valueExists: (table, column, value) => run('valueExists', { table, column, value }),
     distinctValues: (table, column, limit) => run('distinctValues', { table, column, limit }),
+    findDuplicates: (plan) => run('findDuplicates', plan),
+    findBlankValues: (plan) => run('findBlankValues', plan),
+    periodTotals: (plan) => run('periodTotals', plan),
     close: async () => {
       database.close();
     },

@@ -4,6 +4,7 @@
  */
 import { distinctValues, runAggregate, valueExists, type AggregatePlan } from './aggregate.ts';
 import type { DataDatabase } from './database.ts';
+import { runFindBlankValues, runFindDuplicates, runPeriodTotals, type BlankValuesPlan, type DuplicatePlan, type PeriodTotalsPlan } from './dataQuality.ts';
 import { runComparison, type ComparisonPlan } from './reconciliation.ts';
 
 export const operations = {
@@ -13,6 +14,9 @@ export const operations = {
     valueExists(database, input.table, input.column, input.value),
   distinctValues: (database: DataDatabase, input: { table: string; column: string; limit: number }) =>
     distinctValues(database, input.table, input.column, input.limit),
+  findDuplicates: (database: DataDatabase, plan: DuplicatePlan) => runFindDuplicates(database, plan),
+  findBlankValues: (database: DataDatabase, plan: BlankValuesPlan) => runFindBlankValues(database, plan),
+  periodTotals: (database: DataDatabase, plan: PeriodTotalsPlan) => runPeriodTotals(database, plan),
 };
 
 export type Operations = typeof operations;

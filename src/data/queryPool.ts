@@ -82,6 +82,18 @@ export class QueryPool implements DataAccess {
     return this.run('distinctValues', { table, column, limit }, signal);
   }
 
+  findDuplicates(plan: OperationInput<'findDuplicates'>, signal?: AbortSignal) {
+    return this.run('findDuplicates', plan, signal);
+  }
+
+  findBlankValues(plan: OperationInput<'findBlankValues'>, signal?: AbortSignal) {
+    return this.run('findBlankValues', plan, signal);
+  }
+
+  periodTotals(plan: OperationInput<'periodTotals'>, signal?: AbortSignal) {
+    return this.run('periodTotals', plan, signal);
+  }
+
   stats(): QueryPoolStats {
     return { workers: this.workers.length, busy: this.workers.filter((w) => w.task).length, queued: this.queue.length, timeouts: this.timeouts, restarts: this.restarts };
   }

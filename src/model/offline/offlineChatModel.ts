@@ -8,7 +8,7 @@ import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage, type BaseMessage 
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import type { Catalog } from '../../catalog/catalog.ts';
 import { nextStep, type CompletedCall } from './planner.ts';
-import { parseQuestion, type ParsedQuestion } from './questionParser.ts';
+import { dataQualityKinds, parseQuestion, type ParsedQuestion } from './questionParser.ts';
 
 type ToolDefinitionLike = { type?: string; function?: { name: string }; name?: string };
 
@@ -95,13 +95,15 @@ export class OfflineChatModel extends BaseChatModel {
     if (current.sources.length > 0 || current.kind === 'list_sources' || previousIndex === undefined) return current;
     const previous = parseQuestion(textOf(messages[previousIndex]!), this.catalog);
     if (previous.kind === 'unsupported' || previous.kind === 'list_sources') return current;
-    if (current.kind === 'compare_versions') return { ...current, sources: previous.sources.slice(0, 1), filters: { ...previous.filters, ...current.filters } };
+    // A new check or comparison of "the same data": keep its kind, take the previous source and scope.
+    if (current.kind === 'compare_versions' || dataQualityKinds.includes(current.kind)) return { ...current, sources: previous.sources.slice(0, 1), filters: { ...previous.filters, ...current.filters } };
     return {
       ...previous,
       filters: { ...previous.filters, ...current.filters },
       dimensions: current.dimensions.length ? current.dimensions : previous.dimensions,
       measure: current.measure ?? previous.measure,
       why: current.why || previous.why,
+      blankDimensions: current.blankDimensions.length ? current.blankDimensions : previous.blankDimensions,
     };
   }
 

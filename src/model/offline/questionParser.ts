@@ -6,7 +6,18 @@
 import type { Catalog, Source } from '../../catalog/catalog.ts';
 import { formatPeriod, monthNumber, parsePeriod, parsePeriodSpan } from '../../catalog/periods.ts';
 
-export type QuestionKind = 'list_sources' | 'query' | 'compare_sources' | 'compare_versions' | 'unsupported';
+export type QuestionKind =
+  | 'list_sources'
+  | 'query'
+  | 'compare_sources'
+  | 'compare_versions'
+  | 'find_duplicates'
+  | 'find_blank_values'
+  | 'find_outlier_periods'
+  | 'unsupported';
+
+/** Data-quality checks of one source (the data_quality skill). */
+export const dataQualityKinds: readonly QuestionKind[] = ['find_duplicates', 'find_blank_values', 'find_outlier_periods'];
 export type FilterValue = string | string[] | { from: string; to: string };
 
 export interface ParsedQuestion {
@@ -20,6 +31,8 @@ export interface ParsedQuestion {
   versions: string[];
   /** "why …" questions get a drill-down after the comparison. */
   why: boolean;
+  /** Dimensions a blank-value check is about ("a blank profit center" → profit_center). */
+  blankDimensions: string[];
 }
 
 const versionWords: [RegExp, string][] = [
@@ -60,8 +73,12 @@ export function parseQuestion(text: string, catalog: Catalog): ParsedQuestion {
 
   const why = /\bwhy\b|\bexplain\b|\bcause\b/i.test(text);
   const comparing = /\bcompare|comparison|\bvs\.?\b|versus|against|differ|difference|reconcil|variance|gap\b/i.test(text);
+  const blankDimensions = findBlankDimensions(text, involved);
   let kind: QuestionKind;
   if (/\b(which|what)\b[^?]*\b(sources?|tables?|data sets?|datasets?|data)\b[^?]*\b(exist|available|have|there|can)\b|\blist (?:the |all )?sources\b|\bwhat can you\b/i.test(text)) kind = 'list_sources';
+  else if (sources.length < 2 && (duplicateWords.test(text) || (why && tooHighWords.test(text)))) kind = 'find_duplicates';
+  else if (sources.length < 2 && (blankDimensions.length > 0 || blankValueWords.test(text))) kind = 'find_blank_values';
+  else if (sources.length < 2 && outlierWords.test(text)) kind = 'find_outlier_periods';
   else if (sources.length >= 2) kind = 'compare_sources';
   else if (versions.length >= 2 || (comparing && /variance|budget/i.test(text) && versions.length >= 1)) kind = 'compare_versions';
   else if (sources.length === 1 || Object.keys(filters).length > 0 || /\b(total|sum|amount|revenue|how much|show|breakdown)\b/i.test(text)) kind = 'query';
@@ -77,7 +94,41 @@ export function parseQuestion(text: string, catalog: Catalog): ParsedQuestion {
     dimensions: findDimensions(text, involved),
     versions,
     why,
+    blankDimensions,
   };
+}
+
+/** "duplicate records", "why is December doubled", "loaded twice", "double counted". */
+const duplicateWords = /\bduplicat\w*|\bdoubled?\b|\btwice\b|\bdouble[- ]?count\w*|\b(?:loaded|posted|booked|counted) (?:two|2|several|multiple) times\b/i;
+/** With "why" and one source: a total that is too high is first checked for duplicated records. */
+const tooHighWords = /\btoo (?:high|large|big|much)\b|\binflated\b|\boverstated\b|\bhigher than (?:expected|usual|normal|before)\b/i;
+/** "unusual periods", "outliers", "which months stand out". */
+const outlierWords = /\b(?:unusual|outliers?|anomal\w*|abnormal|spikes?|stands? out|standing out|odd|strange|suspicious|irregular)\b/i;
+/** "blank values", "empty fields": a blank check of every dimension. */
+const blankValueWords = /\b(?:blank|empty|null|unassigned|not assigned|missing master data)\s+(?:values?|fields?|entries|master data|dimensions?|attributes?)\b/i;
+/** "a blank profit center or segment": the words after it, up to the next clause, name the dimensions. */
+const blankTrigger = /\b(?:blank|empty|null|unassigned|not assigned|without(?:\s+(?:an?|any))?)\s+([a-z /_]{2,60}?)(?=\s+(?:in|for|of|on|at|by|from|during|and\s+(?:which|what|how|where)|values?)\b|[?.;,!]|$)/gi;
+
+/** Dimensions named right after "blank", "empty", "without a" …, e.g. "blank profit center or segment". */
+function findBlankDimensions(text: string, sources: Source[]): string[] {
+  const has = (dimension: string) => sources.every((source) => source.dimensions.has(dimension));
+  const names = new Map<string, string>();
+  for (const [dimension, synonyms] of Object.entries(dimensionSynonyms)) for (const synonym of synonyms) names.set(synonym, dimension);
+  for (const source of sources) for (const name of source.dimensions.keys()) names.set(name.replace(/_/g, ' '), name);
+  const spellings = [...names.keys()].sort((x, y) => y.length - x.length);
+  const found: { at: number; dimension: string }[] = [];
+  for (const match of text.matchAll(blankTrigger)) {
+    let words = match[1]!.toLowerCase().replace(/_/g, ' ');
+    for (const spelling of spellings) {
+      const hit = new RegExp(`\\b${escape(spelling)}\\b`).exec(words);
+      if (!hit) continue;
+      // Blank out the words found, keeping positions, so "profit center" does not also match "center".
+      words = `${words.slice(0, hit.index)}${' '.repeat(spelling.length)}${words.slice(hit.index + spelling.length)}`;
+      const dimension = names.get(spelling)!;
+      if (has(dimension)) found.push({ at: (match.index ?? 0) + hit.index, dimension });
+    }
+  }
+  return [...new Set(found.sort((x, y) => x.at - y.at).map((f) => f.dimension))];
 }
 
 /** Sources named in the text, by position: by name, catalog alias ("FI", "BPC") or unambiguous first word ("consolidation"). */
@@ -197,7 +248,8 @@ function findMeasure(text: string, sources: Source[]): string | undefined {
 function findDimensions(text: string, sources: Source[]): string[] {
   const has = (dimension: string) => sources.every((source) => source.dimensions.has(dimension));
   const found: { at: number; dimension: string }[] = [];
-  const clauses = [...text.matchAll(/\b(?:by|per|for each|each|split by|broken down by|breakdown by|grouped by)\s+([a-z/ ]{2,30}?)(?=\s+(?:and|for|in|of|between|from|with)\b|[?,.;]|$)/gi)];
+  // "by company and group account": the clause runs to the next preposition (or "and" + another clause).
+  const clauses = [...text.matchAll(/\b(?:by|per|for each|each|split by|broken down by|breakdown by|grouped by)\s+([a-z/ ]{2,40}?)(?=\s+(?:and\s+(?:for|in|of|then|what|which|how|show|compare)|for|in|of|between|from|with)\b|[?,.;]|$)/gi)];
   if (/\bmonthly\b|\bmonth by month\b/i.test(text)) found.push({ at: text.search(/monthly|month by month/i), dimension: 'period' });
   for (const clause of clauses) {
     for (const part of clause[1]!.split(/\s*(?:,|and|&)\s*/)) {

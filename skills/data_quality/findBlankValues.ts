@@ -1,0 +1,143 @@
+/**
+ * find_blank_values: dimension values that are missing (NULL), empty, or a placeholder such
+ * as '#' (SAP BW's "not assigned"), per dimension, with the amounts they carry, where they
+ * sit and example records to correct.
+ */
+import { z } from 'zod';
+import type { Dimension, Source } from '../../src/catalog/catalog.ts';
+import { filtersSchema } from '../../src/catalog/filters.ts';
+import type { BlankDimension } from '../../src/data/dataQuality.ts';
+import { defineTool } from '../../src/skills/api.ts';
+import { formatAmount } from '../../src/shared/format.ts';
+import { BLANK_CONTEXTS, BLANK_EXAMPLES, PLACEHOLDER_VALUES } from './limits.ts';
+import {
+  amountMeasure,
+  checkFilterValuesExist,
+  contextDimensions,
+  currencyDimension,
+  describeValues,
+  documentKey,
+  listText,
+  named,
+  plural,
+  resolveDimensions,
+  resolveScope,
+  technicalDimensions,
+} from './scope.ts';
+
+const input = z.strictObject({
+  source: z.string().min(1).describe('source name from list_sources, e.g. fi_reporting'),
+  dimensions: z.array(z.string().min(1)).min(1).max(30).optional().describe('dimensions to check, e.g. ["profit_center", "segment"]; default: every dimension of the source'),
+  filters: filtersSchema.optional(),
+});
+
+export const findBlankValues = defineTool({
+  name: 'find_blank_values',
+  description: `Find rows whose dimension values are blank: NULL, empty (or only spaces), or a placeholder meaning "not assigned" (${PLACEHOLDER_VALUES.map((v) => `'${v}'`).join(', ')}, as SAP BW shows an unassigned value). Per dimension: how many rows (NULL, empty, placeholder), their amount per currency, where they sit (by company and period) and example records (document and line) to correct. Dimensions whose catalog description says they may be blank (e.g. partner company outside intercompany) are counted but marked blank_allowed. Use it for incomplete master data, e.g. lines without a profit center or segment.`,
+  input,
+  handler: async (args, context) => {
+    const scope = resolveScope(context.catalog, args.source, args.filters);
+    const { source, notes } = scope;
+    const dimensions = args.dimensions ? resolveDimensions(source, args.dimensions, 'dimensions') : [...source.dimensions.values()];
+    const measure = amountMeasure(source, undefined);
+    const currency = currencyDimension(source, measure);
+    const allowed = new Set(dimensions.filter(blankAllowed).map((d) => d.name));
+    const contextDims = contextDimensions(context.catalog, source);
+    const outcome = await context.data.findBlankValues(
+      {
+        table: source.table,
+        dimensions: dimensions.map((d) => ({ ...named(d), details: !allowed.has(d.name) || args.dimensions !== undefined })),
+        currency: currency ? named(currency) : undefined,
+        amountColumn: measure?.column,
+        where: scope.where,
+        placeholders: PLACEHOLDER_VALUES,
+        exampleColumns: exampleColumns(source, contextDims, currency).map(named),
+        examples: BLANK_EXAMPLES,
+        contextColumns: contextDims.map(named),
+        contexts: BLANK_CONTEXTS,
+      },
+      context.signal,
+    );
+    const rowsChecked = outcome.checked.reduce((sum, c) => sum + c.rows, 0);
+    if (rowsChecked === 0) {
+      await checkFilterValuesExist(source, scope.filters.conditions, context);
+      notes.push('No rows match this combination of filters (each filter value exists on its own).');
+    }
+    const found = outcome.dimensions.filter((d) => blankRows(d) > 0);
+    const rows = found.map((d) => ({
+      dimension: d.dimension,
+      blank_rows: blankRows(d),
+      null_rows: d.nullRows,
+      empty_rows: d.emptyRows,
+      placeholder_rows: d.placeholderRows,
+      blank_allowed: allowed.has(d.dimension),
+      amounts: d.amounts.map((a) => ({ ...(currency ? { currency: a.currency } : {}), rows: a.rows, amount: a.amount })),
+      where: d.where,
+      where_groups: d.whereGroups,
+      examples: d.examples,
+    }));
+    return {
+      source: source.name,
+      filters: scope.filters.applied,
+      rows_checked: rowsChecked,
+      dimensions_checked: dimensions.map((d) => d.name),
+      dimensions: rows,
+      clean_dimensions: outcome.dimensions.filter((d) => blankRows(d) === 0).map((d) => d.dimension),
+      finding: finding(source, scope.filters.applied, rowsChecked, found, allowed, documentKey(source) ? 'line' : 'row', currency?.name),
+      ...(notes.length ? { notes } : {}),
+      sql: outcome.sql,
+    };
+  },
+});
+
+const blankRows = (d: BlankDimension) => d.nullRows + d.emptyRows + d.placeholderRows;
+
+/** The catalog says the dimension may be blank ("NULL otherwise", "blank on …", "empty when …"). */
+function blankAllowed(dimension: Dimension): boolean {
+  return /\bnull\b|\bblank\b|\bempty\b|\bnot always\b/i.test(dimension.description);
+}
+
+/** Columns that identify an example record: document and line when the source has them, plus company and period. */
+function exampleColumns(source: Source, contextDims: Dimension[], currency: Dimension | undefined): Dimension[] {
+  const technical = technicalDimensions(source);
+  const identifying = documentKey(source) ?? [...source.dimensions.values()].filter((d) => !contextDims.includes(d) && d !== currency && !technical.includes(d)).slice(0, 6);
+  return [...identifying, ...contextDims.filter((d) => !identifying.includes(d))];
+}
+
+function kindText(d: BlankDimension): string {
+  const kinds = [d.nullRows ? `${d.nullRows} NULL` : '', d.emptyRows ? `${d.emptyRows} empty` : '', d.placeholderRows ? `${d.placeholderRows} placeholder` : ''].filter(Boolean);
+  if (kinds.length === 1) return d.nullRows ? 'NULL' : d.emptyRows ? 'empty string' : 'placeholder value';
+  return kinds.join(', ');
+}
+
+function whereText(d: BlankDimension): string {
+  const first = d.where[0];
+  if (!first) return '';
+  const context = Object.fromEntries(Object.entries(first).filter(([name]) => name !== 'rows' && name !== 'amount' && name !== 'currency'));
+  if (Object.keys(context).length === 0) return '';
+  if (d.whereGroups === 1) return `, all in ${describeValues(context)}`;
+  return `, in ${d.whereGroups} places, most in ${describeValues(context)} (${first.rows})`;
+}
+
+function finding(source: Source, filters: Record<string, unknown>, checked: number, found: BlankDimension[], allowed: Set<string>, noun: string, currencyName: string | undefined): string {
+  const scope = describeValues(filters);
+  const head = `${source.name}${scope ? ` for ${scope}` : ''}`;
+  if (checked === 0) return `No rows in ${head}.`;
+  const defects = found.filter((d) => !allowed.has(d.dimension));
+  const expected = found.filter((d) => allowed.has(d.dimension));
+  const parts: string[] = [];
+  if (defects.length === 0) {
+    parts.push(`No blank values in ${head} (${plural(checked, noun)} checked)${expected.length ? ' apart from dimensions that may be blank' : ''}.`);
+  } else {
+    const items = defects.map((d) => {
+      const amounts = d.amounts.map((a) => (a.amount === null ? '' : formatAmount(a.amount, currencyName ? a.currency : null))).filter(Boolean);
+      return `${plural(blankRows(d), noun)} with a blank ${d.dimension} (${kindText(d)}${amounts.length ? `; ${amounts.join(', ')}` : ''}${whereText(d)})`;
+    });
+    parts.push(`In ${head}, ${listText(items)}.`);
+  }
+  if (expected.length) {
+    parts.push(`Blank by design (the catalog allows it): ${listText(expected.map((d) => `${d.dimension} on ${plural(blankRows(d), noun)}`))}.`);
+  }
+  if (defects.length && expected.length === 0) parts.push('Every other dimension checked is filled.');
+  return parts.join(' ');
+}

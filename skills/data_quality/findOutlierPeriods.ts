@@ -1,0 +1,222 @@
+/**
+ * find_outlier_periods: periods whose total deviates sharply from the other periods of the
+ * same series (e.g. one company's monthly amounts), scored robustly against the median, ranked,
+ * with the expected range. Also reports periods loaded by more load requests than usual.
+ */
+import { z } from 'zod';
+import { findMeasure, measureUnit, type Dimension, type Measure, type Source } from '../../src/catalog/catalog.ts';
+import { filtersSchema, type Condition } from '../../src/catalog/filters.ts';
+import { describePeriod } from '../../src/catalog/periods.ts';
+import type { PeriodTotal } from '../../src/data/dataQuality.ts';
+import { roundAmount } from '../../src/data/reconciliation.ts';
+import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { formatAmount } from '../../src/shared/format.ts';
+import { DEFAULT_OUTLIER_THRESHOLD, DEFAULT_OUTLIERS, MAX_OUTLIERS, MAX_PERIOD_ROWS, MIN_DEVIATION_PERCENT, MIN_PERIODS } from './limits.ts';
+import { median, scoreSeries, type ScoredPoint } from './outliers.ts';
+import { checkFilterValuesExist, describeValues, listText, named, periodDimension, plural, resolveDimensions, resolveScope, technicalDimensions } from './scope.ts';
+
+const input = z.strictObject({
+  source: z.string().min(1).describe('source name from list_sources, e.g. fi_reporting'),
+  measure: z.string().min(1).optional().describe("measure to total per period; default: the source's default measure (amount)"),
+  filters: filtersSchema.optional().describe('filters, e.g. {"company":"1000"} or {"group_account":"G4000000"}; a period range limits the periods compared'),
+  by: z.array(z.string().min(1)).max(4).optional().describe('dimensions that split the data into separate series, each judged on its own, e.g. ["company"]; amounts are always split by currency'),
+  threshold: z.number().min(1).max(50).optional().describe(`robust score (deviation from the median in robust standard deviations) from which a period is flagged; default ${DEFAULT_OUTLIER_THRESHOLD}; lower finds more`),
+  limit: z.number().int().positive().optional().describe(`outliers to list, largest score first (default ${DEFAULT_OUTLIERS}, at most ${MAX_OUTLIERS})`),
+});
+
+/** Distinct periods read from the source to find periods without any rows. */
+const MAX_KNOWN_PERIODS = 1000;
+
+const METHOD =
+  `Per series, each period's total is compared with the median of the series' periods: score = (total − median) / (1.4826 × MAD), the median absolute deviation (1.2533 × the mean absolute deviation when more than half the periods are equal). ` +
+  `A period is flagged when |score| ≥ threshold and it is at least ${MIN_DEVIATION_PERCENT}% away from the median. Periods without rows count as 0 for summed measures.`;
+
+export const findOutlierPeriods = defineTool({
+  name: 'find_outlier_periods',
+  description: `Find periods whose total deviates sharply from the other periods of the same series (robust: median and median absolute deviation, so one extreme period cannot hide itself). Optionally split into series by dimensions (e.g. by company); amounts are split by currency. Returns the flagged periods ranked by score with the value, the median, the expected range, the deviation and its percent, periods loaded by more load requests than usual, and a one-line finding. Filter to what should be comparable month to month (a company, an account); seasonal businesses have naturally high and low months.`,
+  input,
+  handler: async (args, context) => {
+    const scope = resolveScope(context.catalog, args.source, args.filters);
+    const { source, notes } = scope;
+    const measure = findMeasure(source, args.measure ?? source.defaultMeasures[0] ?? [...source.measures.keys()][0]!);
+    const period = periodDimension(source);
+    if (!period) {
+      throw new ToolError('invalid_value', `Source '${source.name}' has no period dimension, so its periods cannot be compared.`, {
+        hint: 'Choose a source with a period dimension (see list_sources).',
+        details: { argument: 'source', source: source.name },
+      });
+    }
+    const by = args.by ? resolveDimensions(source, args.by, 'by') : [];
+    if (by.includes(period)) {
+      throw new ToolError('invalid_value', `'${period.name}' cannot be a series dimension: the periods are what is compared.`, {
+        hint: `Leave '${period.name}' out of by; split by other dimensions, e.g. ["company"].`,
+        details: { argument: 'by', dimension: period.name },
+      });
+    }
+    const currency = measure.currencyDimension ? source.dimensions.get(measure.currencyDimension) : undefined;
+    const series = [...by, ...(currency && !by.includes(currency) ? [currency] : [])];
+    const load = technicalDimensions(source)[0];
+    const threshold = args.threshold ?? DEFAULT_OUTLIER_THRESHOLD;
+    const requested = args.limit ?? DEFAULT_OUTLIERS;
+    if (requested > MAX_OUTLIERS) notes.push(`limit ${requested} was lowered to the maximum of ${MAX_OUTLIERS} outliers.`);
+    const limit = Math.min(requested, MAX_OUTLIERS);
+
+    const totals = await context.data.periodTotals(
+      { table: source.table, series: series.map(named), period: named(period), measure: { aggregation: measure.aggregation, column: measure.column }, loadColumn: load?.column, where: scope.where, limit: MAX_PERIOD_ROWS },
+      context.signal,
+    );
+    if (totals.truncated) {
+      throw new ToolError('invalid_value', `More than ${MAX_PERIOD_ROWS.toLocaleString('en-US')} series × period totals: too many series to judge at once.`, {
+        hint: `Filter (e.g. one company or account) or split by fewer dimensions than ${listText(by.map((d) => `'${d.name}'`)) || 'now'}.`,
+        details: { argument: 'by' },
+      });
+    }
+    if (totals.rows.length === 0) {
+      await checkFilterValuesExist(source, scope.filters.conditions, context);
+      notes.push('No rows match this combination of filters (each filter value exists on its own).');
+    }
+
+    const periods = await periodsInScope(totals.rows, source, period, scope.filters.conditions, context);
+    const scored = scoreAll(totals.rows, periods, measure, threshold);
+    if (scored.skipped > 0) notes.push(`${plural(scored.skipped, 'series')} with fewer than ${MIN_PERIODS} periods could not be judged.`);
+    const flagged = scored.points.filter((p) => p.flagged).sort((x, y) => Math.abs(y.score) - Math.abs(x.score) || x.order - y.order);
+    const loads = scored.points.filter((p) => p.loads !== undefined && p.usualLoads !== undefined && p.loads > p.usualLoads && p.loads > 1);
+    const unit = currency ? undefined : measureUnit(measure);
+    const row = (p: Scored) => ({
+      ...p.series,
+      period: p.period,
+      value: roundAmount(p.value),
+      median: p.median,
+      expected_range: { low: p.low, high: p.high },
+      deviation: p.deviation,
+      deviation_percent: p.deviationPercent,
+      score: p.score,
+      direction: p.deviation > 0 ? 'high' : 'low',
+      records: p.records,
+      ...(p.loads !== undefined && load ? { load_requests: p.loads } : {}),
+    });
+    return {
+      source: source.name,
+      measure: { name: measure.name, unit: measureUnit(measure) },
+      by: series.map((d) => d.name),
+      filters: scope.filters.applied,
+      threshold,
+      method: METHOD,
+      series_checked: scored.series,
+      periods_checked: scored.periods.length,
+      outliers: flagged.slice(0, limit).map(row),
+      outlier_count: flagged.length,
+      truncated: flagged.length > limit,
+      ...(load ? { multiple_load_requests: loads.slice(0, limit).map((p) => ({ ...p.series, period: p.period, load_requests: p.loads, usual_load_requests: p.usualLoads })) } : {}),
+      finding: finding(source.name, scope.filters.applied, by, currency, unit, scored, flagged, loads, threshold, load),
+      ...(notes.length ? { notes } : {}),
+      sql: totals.sql,
+    };
+  },
+});
+
+type Scored = ScoredPoint & { series: Record<string, string | null>; median: number; usualLoads: number | undefined; order: number; periodsInSeries: number };
+
+/**
+ * The periods to compare: those with rows in scope, plus the source's periods between the first
+ * and the last of them that no series has (a period nothing was loaded for), within the period filter.
+ */
+async function periodsInScope(rows: PeriodTotal[], source: Source, period: Dimension, conditions: readonly Condition[], context: ToolContext): Promise<string[]> {
+  const seen = [...new Set(rows.map((r) => r.period))].sort();
+  if (seen.length === 0) return seen;
+  const first = seen[0]!;
+  const last = seen.at(-1)!;
+  const filter = conditions.find((c) => c.dimension.name === period.name);
+  const known = (await context.data.distinctValues(source.table, period.column, MAX_KNOWN_PERIODS, context.signal)).filter((p): p is string => p !== null);
+  const inFilter = (p: string) =>
+    !filter || (filter.kind === 'in' ? filter.values.includes(p) : (filter.from === undefined || p >= filter.from) && (filter.to === undefined || p <= filter.to));
+  return [...new Set([...seen, ...known.filter((p) => p >= first && p <= last && inFilter(p))])].sort();
+}
+
+/** Groups the totals into series, fills periods without rows (0 for sums and counts), scores each series. */
+function scoreAll(rows: PeriodTotal[], periods: string[], measure: Measure, threshold: number) {
+  const bySeries = new Map<string, PeriodTotal[]>();
+  for (const row of rows) {
+    const key = JSON.stringify(row.series);
+    const list = bySeries.get(key) ?? [];
+    list.push(row);
+    bySeries.set(key, list);
+  }
+  const fillsZero = measure.aggregation === 'sum' || measure.aggregation === 'count';
+  const points: Scored[] = [];
+  let skipped = 0;
+  let order = 0;
+  for (const list of bySeries.values()) {
+    const present = new Map(list.map((r) => [r.period, r]));
+    // A series with rows in most periods that lacks one is suspicious (nothing loaded?); a sparse one is just sparse.
+    const fill = fillsZero && list.length * 2 >= periods.length;
+    const seriesPoints = (fill ? periods : list.map((r) => r.period)).flatMap((p) => {
+      const found = present.get(p);
+      if (found) return found.value === null ? [] : [{ period: p, value: found.value, records: found.records, loads: found.loads }];
+      return [{ period: p, value: 0, records: 0, loads: list[0]!.loads === undefined ? undefined : 0 }];
+    });
+    if (seriesPoints.length < MIN_PERIODS) {
+      skipped += 1;
+      continue;
+    }
+    const score = scoreSeries(seriesPoints, threshold, MIN_DEVIATION_PERCENT);
+    const loadCounts = seriesPoints.flatMap((p) => (p.loads === undefined || p.records === 0 ? [] : [p.loads]));
+    const usualLoads = loadCounts.length ? median(loadCounts) : undefined;
+    for (const point of score.points) points.push({ ...point, series: list[0]!.series, median: score.median, usualLoads, order: order++, periodsInSeries: seriesPoints.length });
+  }
+  return { points, periods, series: bySeries.size - skipped, skipped };
+}
+
+function seriesText(point: Scored, by: Dimension[]): string {
+  const values = Object.fromEntries(by.map((d) => [d.name, point.series[d.name] ?? null]));
+  return describeValues(values);
+}
+
+function periodText(period: string): string {
+  const described = describePeriod(period);
+  return described === period ? period : `${described} (${period})`;
+}
+
+const signed = (value: number, unit: string | null | undefined) => `${value > 0 ? '+' : ''}${formatAmount(value, unit)}`;
+
+function finding(
+  sourceName: string,
+  filters: Record<string, unknown>,
+  by: Dimension[],
+  currency: Dimension | undefined,
+  fixedUnit: string | undefined,
+  scored: ReturnType<typeof scoreAll>,
+  flagged: Scored[],
+  loads: Scored[],
+  threshold: number,
+  load: Dimension | undefined,
+): string {
+  const scope = describeValues(filters);
+  const unitOf = (p: Scored) => (currency ? p.series[currency.name] ?? null : fixedUnit === 'number' || fixedUnit === 'lines' ? null : fixedUnit);
+  const parts: string[] = [];
+  if (scored.points.length === 0) {
+    if (scored.skipped === 0) return `No periods to compare in ${sourceName}${scope ? ` for ${scope}` : ''}.`;
+    return `Too few periods to compare in ${sourceName}${scope ? ` for ${scope}` : ''}: each series needs at least ${MIN_PERIODS} periods with data. Widen the period filter (the periods are compared with each other) or split by fewer dimensions.`;
+  }
+  const top = flagged[0];
+  if (!top) {
+    parts.push(
+      `No period of ${sourceName}${scope ? ` for ${scope}` : ''} deviates sharply: all ${plural(scored.periods.length, 'period')}${scored.series > 1 ? ` of ${scored.series} series` : ''} lie within a score of ${threshold} of their median (or less than ${MIN_DEVIATION_PERCENT}% from it).`,
+    );
+  } else {
+    const where = seriesText(top, by);
+    const unit = unitOf(top);
+    const percent = top.deviationPercent === null ? '' : `${top.deviationPercent > 0 ? '+' : ''}${top.deviationPercent.toFixed(1)}%, `;
+    parts.push(
+      `${periodText(top.period)}${where ? ` for ${where}` : ''} stands out in ${sourceName}${scope ? ` for ${scope}` : ''}: ${formatAmount(top.value, unit)} against a median of ${formatAmount(top.median, unit)} over ${top.periodsInSeries} periods (expected ${formatAmount(top.low, unit)} to ${formatAmount(top.high, unit)}): ${signed(top.deviation, unit)} (${percent}score ${top.score}).`,
+    );
+    const others = flagged.slice(1, 4).map((p) => `${periodText(p.period)}${by.length ? ` for ${seriesText(p, by)}` : ''} (${p.deviation > 0 ? 'high' : 'low'}, score ${p.score})`);
+    if (others.length) parts.push(`Also flagged: ${listText(others)}${flagged.length > 4 ? ` and ${flagged.length - 4} more` : ''}.`);
+    else parts.push(`No other period is flagged${scored.series > 1 ? ` in the ${scored.series} series` : ''}.`);
+  }
+  if (load && loads.length) {
+    const items = loads.slice(0, 3).map((p) => `${periodText(p.period)}${by.length ? ` for ${seriesText(p, by)}` : ''} was loaded by ${p.loads} ${load.name.replace(/_/g, ' ')}s (usually ${p.usualLoads})`);
+    parts.push(`${listText(items)}${loads.length > 3 ? ` and ${loads.length - 3} more periods too` : ''}: check for a duplicated load with find_duplicates.`);
+  }
+  return parts.join(' ');
+}
