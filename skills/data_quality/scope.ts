@@ -148,7 +148,15 @@ export function describeValues(values: Record<string, unknown>): string {
     .join(', ');
 }
 
-const show = (value: unknown) => (value === null || value === undefined ? '(blank)' : String(value));
+const show = (value: unknown): string => {
+  if (value === null || value === undefined) return '(blank)';
+  // A range filter as applied: {from, to} (either may be open).
+  if (typeof value === 'object' && ('from' in value || 'to' in value)) {
+    const range = value as { from?: unknown; to?: unknown };
+    return `${range.from === undefined ? '…' : String(range.from)} to ${range.to === undefined ? '…' : String(range.to)}`;
+  }
+  return String(value);
+};
 
 /** "A", "A and B", "A, B and C". */
 export function listText(items: readonly string[]): string {

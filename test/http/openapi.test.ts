@@ -42,8 +42,26 @@ ajv.addSchema(spec, SPEC_ID);
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-/** The tools of the bundled data_analyst skill, in registration order (skills/data_analyst/index.ts). */
-const TOOLS = ['list_sources', 'query_source', 'compare_sources', 'list_differences', 'explain_difference'];
+/**
+ * Skills and tools are never listed here: they come from the running service. `GET /skills`
+ * gives the skills and their tools; the registry adds the built-in `load_skill`, which belongs to
+ * no skill. Every tool the service registers, in registration order (skill tools, then built-ins).
+ */
+function registeredTools(): string[] {
+  return service.registry.names();
+}
+
+/** The built-in tools (not listed by `GET /skills`) with their input schemas. */
+function builtinTools(): { name: string; inputSchema: Record<string, unknown> }[] {
+  return service.registry
+    .list()
+    .filter((tool) => tool.builtin === true)
+    .map((tool) => ({ name: tool.tool.name, inputSchema: tool.inputSchema }));
+}
+
+interface SkillsBody {
+  skills: { name: string; description: string; version: string; tags: string[]; enabled: boolean; tools: { name: string; input_schema: Record<string, unknown> }[] }[];
+}
 
 // ---------------------------------------------------------------------------------------------
 // Reading the spec
@@ -196,6 +214,31 @@ function requestIsValid(method: Method, template: string, body: unknown): boolea
   return validatorAt(requestSchemaPointer(method, template))(body) as boolean;
 }
 
+/**
+ * Runs a tool through `POST /tools/{name}`, checks the response against the spec (status, and
+ * for 200 the per-tool result branch of ToolRunResponse), then checks the same outcome as the
+ * model gets it against the ToolCall schema: a success validates through the tool's branch and
+ * fails under another tool's name (the branches really select a schema); a failure validates
+ * as `{"error": ToolError}`.
+ */
+async function runTool(tool: string, args: Json, status: 200 | 422, otherTool = 'list_sources'): Promise<Json> {
+  const response = await api.post(`/tools/${tool}`).send(args);
+  expectSpecResponse(response, 'post', `/tools/${tool}`, status);
+  const body = response.body as Json;
+  const toolCall = '/components/schemas/ToolCall';
+  if (status === 200) {
+    expect(body).toMatchObject({ tool, ok: true });
+    const call = { id: 'call_contract_0', name: tool, args, ok: true, result: body.result, duration_ms: body.duration_ms };
+    expectValid(toolCall, call, `${tool} result as a ToolCall`);
+    expect(validatorAt(toolCall)({ ...call, name: otherTool }), `the ${tool} result must not validate as a ${otherTool} result`).toBe(false);
+    return body.result as Json;
+  }
+  const problem = expectProblem(response, '/problems/tool-error');
+  expect(problem).toMatchObject({ tool, ok: false });
+  expectValid(toolCall, { id: 'call_contract_1', name: tool, args, ok: false, result: { error: problem.error }, duration_ms: problem.duration_ms }, `${tool} error as a ToolCall`);
+  return problem.error as Json;
+}
+
 // ---------------------------------------------------------------------------------------------
 
 let service: Service;
@@ -277,17 +320,22 @@ describe('openapi.yaml: the document', () => {
     expect([...declared].sort()).toEqual([...fromCode].sort());
   });
 
-  it('documents exactly the tools of the data_analyst skill: description, path examples, result schemas', () => {
+  it('documents exactly the tools the service registers (every skill tool and load_skill): description, path examples, result schemas', () => {
+    const tools = registeredTools();
+    expect(tools).toContain('load_skill');
     const operation = at(pointerOf('paths', '/tools/{name}', 'post')) as Json;
     const description = String(operation.description);
-    for (const tool of TOOLS) expect(description, tool).toContain(`**\`${tool}\`**`);
+    for (const tool of tools) expect(description, tool).toContain(`**\`${tool}\`**`);
+    // Every tool documented in the description is a registered tool (no stale entries).
+    const documented = [...description.matchAll(/\*\*`([a-z][a-z0-9_]*)`\*\*/g)].map((m) => m[1]!);
+    expect([...new Set(documented)].sort()).toEqual([...tools].sort());
     const nameParameter = (operation.parameters as Json[]).find((p) => p.name === 'name')!;
-    expect(Object.values(nameParameter.examples as Record<string, { value: string }>).map((e) => e.value)).toEqual(TOOLS);
+    expect(Object.values(nameParameter.examples as Record<string, { value: string }>).map((e) => e.value)).toEqual(tools);
     // Both ToolRunResponse (by `tool`) and ToolCall (by `name`) pick the result schema per tool.
     for (const [schema, member] of [['ToolRunResponse', 'tool'], ['ToolCall', 'name']] as const) {
       const branches = (at(pointerOf('components', 'schemas', schema, 'allOf')) as Json[]).filter((b) => isObject((b.if as Json).properties) && ((b.if as Json).properties as Json)[member]);
-      const tools = branches.map((b) => (((b.if as Json).properties as Json)[member] as Json).const as string);
-      expect(tools, schema).toEqual(TOOLS);
+      const branchTools = branches.map((b) => (((b.if as Json).properties as Json)[member] as Json).const as string);
+      expect(branchTools, schema).toEqual(tools);
       for (const branch of branches) {
         const ref = (((branch.then as Json).properties as Json).result as Json).$ref as string;
         expect(() => validatorAt(ref.slice(1)), ref).not.toThrow();
@@ -323,17 +371,31 @@ describe('openapi.yaml: the document', () => {
 });
 
 describe('GET /health, /skills, /openapi.yaml', () => {
-  it('GET /health', async () => {
+  it('GET /health lists the enabled skills of GET /skills', async () => {
     const response = await api.get('/health');
     expectSpecResponse(response, 'get', '/health', 200);
-    expect(response.body).toMatchObject({ status: 'ok', model: { provider: 'offline' }, skills: ['data_analyst'] });
+    const skills = ((await api.get('/skills')).body as SkillsBody).skills;
+    expect(skills.length).toBeGreaterThan(0);
+    expect(response.body).toMatchObject({ status: 'ok', model: { provider: 'offline' }, skills: skills.filter((s) => s.enabled).map((s) => s.name) });
+    expect((response.body as { skills: string[] }).skills).toEqual(service.registry.skills.map((s) => s.name));
   });
 
-  it('GET /skills', async () => {
+  it('GET /skills lists every skill and the tools the registry runs (all but the built-ins), with their input schemas', async () => {
     const response = await api.get('/skills');
     expectSpecResponse(response, 'get', '/skills', 200);
-    const tools = (response.body as { skills: { tools: { name: string }[] }[] }).skills.flatMap((s) => s.tools.map((t) => t.name));
-    expect(tools).toEqual(TOOLS);
+    const skills = (response.body as SkillsBody).skills;
+    // Enabled skills first, then disabled ones (none here), each group in load order.
+    const enabled = skills.filter((s) => s.enabled);
+    expect(skills.slice(0, enabled.length)).toEqual(enabled);
+    expect(enabled.map((s) => s.name)).toEqual([...enabled.map((s) => s.name)].sort());
+    expect(skills.map((s) => s.name)).toEqual([...service.registry.skills, ...service.registry.disabledSkills].map((s) => s.name));
+    const tools = skills.flatMap((s) => s.tools.map((t) => t.name));
+    const builtins = builtinTools().map((t) => t.name);
+    expect(builtins).toEqual(['load_skill']);
+    expect(tools).toEqual(registeredTools().filter((name) => !builtins.includes(name)));
+    for (const skill of skills) {
+      for (const tool of skill.tools) expect(tool.input_schema, tool.name).toEqual(service.registry.get(tool.name)!.inputSchema);
+    }
   });
 
   it('GET /openapi.yaml serves this document', async () => {
@@ -375,6 +437,14 @@ describe('POST /chat', () => {
     // The offline planner explains the gap it found: that result went through ExplainDifferenceResult.
     expect(answer.tool_calls.some((call) => call.name === 'explain_difference' && call.ok)).toBe(true);
     sessionId = answer.session_id;
+  });
+
+  it('answers a data-quality question (200) with a data_quality tool call, valid through its ToolCall branch', async () => {
+    const response = await api.post('/chat').send({ message: 'Why is fi_reporting too high for company 1000 in December?' });
+    expectSpecResponse(response, 'post', '/chat', 200);
+    const calls = (response.body as { tool_calls: { name: string; ok: boolean }[] }).tool_calls;
+    const dataQualityTools = ((await api.get('/skills')).body as SkillsBody).skills.find((s) => s.name === 'data_quality')?.tools.map((t) => t.name) ?? [];
+    expect(calls.some((call) => dataQualityTools.includes(call.name) && call.ok), JSON.stringify(calls.map((c) => c.name))).toBe(true);
   });
 
   it('continues the conversation with its session_id (200)', async () => {
@@ -608,9 +678,157 @@ describe('POST /tools/{name}', () => {
     expect(expectProblem(response, '/problems/tool-error')).toMatchObject({ error: { code: 'unknown_dimension', argument: 'key' } });
   });
 
-  it('runs every request example of the spec (200), each valid for the tool input_schema from GET /skills', async () => {
-    const skills = (await api.get('/skills')).body as { skills: { tools: { name: string; input_schema: object }[] }[] };
-    const inputSchemas = new Map(skills.skills.flatMap((s) => s.tools.map((t) => [t.name, t.input_schema] as const)));
+  // --- data_quality tools -----------------------------------------------------------------
+
+  it('runs find_duplicates (200): the duplicated December load of company 1000', async () => {
+    const result = await runTool('find_duplicates', { source: 'fi_reporting', filters: { company: '1000', period: '2024012' } }, 200);
+    expectValid('/components/schemas/FindDuplicatesResult', result, 'find_duplicates result');
+    expect(result).toMatchObject({
+      key: ['document', 'document_line'],
+      ignore: ['load_request'],
+      duplicate_groups: 4,
+      extra_copies: 4,
+      totals: [{ currency: 'EUR', duplicated_amount: 110000 }],
+      truncated: false,
+    });
+    const pattern = (result.patterns as Json[])[0]!;
+    expect(pattern).toMatchObject({ company: '1000', period: '2024012', copies: 2, scope: { amount: 443100, without_copies: 333100 } });
+    expect((pattern.breakdown as { values: Json[] }).values).toContainEqual(expect.objectContaining({ value: 'REQ_2024012_1000_02', holds_only_copies: true }));
+    expect((result.groups as Json[])[0]).toMatchObject({ load_request: ['REQ_2024012_1000_01', 'REQ_2024012_1000_02'], copies: 2 });
+  });
+
+  it('runs find_duplicates without duplicates, and with a key and a measure without currency (200)', async () => {
+    const none = await runTool('find_duplicates', { source: 'fi_reporting', filters: { company: '2000' } }, 200);
+    expect(none).toMatchObject({ duplicate_groups: 0, totals: [], patterns: [], groups: [], truncated: false });
+    expect(none.finding).toContain('No duplicated records');
+    const byDocument = await runTool('find_duplicates', { source: 'fi_reporting', key: ['document'], measure: 'quantity', limit: 2 }, 200);
+    expect(byDocument).toMatchObject({ key: ['document'], measure: { name: 'quantity', unit: 'PC' }, truncated: true });
+    expect(byDocument.groups).toHaveLength(2);
+    expect((byDocument.totals as Json[])[0]).not.toHaveProperty('currency');
+  });
+
+  it('refuses find_duplicates with a dimension both in key and ignore (422 tool-error, invalid_value)', async () => {
+    const error = await runTool('find_duplicates', { source: 'fi_reporting', key: ['document', 'load_request'], ignore: ['load_request'] }, 422);
+    expect(error).toMatchObject({ code: 'invalid_value', argument: 'ignore', dimension: 'load_request' });
+  });
+
+  it('runs find_blank_values (200): lines without a profit center or segment', async () => {
+    const result = await runTool('find_blank_values', { source: 'fi_reporting', dimensions: ['profit_center', 'segment'], filters: { company: '3000' } }, 200);
+    expectValid('/components/schemas/FindBlankValuesResult', result, 'find_blank_values result');
+    expect(result).toMatchObject({
+      dimensions_checked: ['profit_center', 'segment'],
+      dimensions: [
+        { dimension: 'profit_center', blank_rows: 3, null_rows: 3, blank_allowed: false, where_groups: 1 },
+        { dimension: 'segment', blank_rows: 2, empty_rows: 2, blank_allowed: false },
+      ],
+      clean_dimensions: [],
+    });
+    expect(((result.dimensions as Json[])[0]!.examples as Json[])[0]).toMatchObject({ document: '0300000103', profit_center: null, currency: 'GBP' });
+  });
+
+  it('runs find_blank_values over every dimension (200): dimensions allowed to be blank are marked, without places or examples', async () => {
+    const result = await runTool('find_blank_values', { source: 'fi_reporting' }, 200);
+    const allowed = (result.dimensions as Json[]).find((d) => d.blank_allowed === true);
+    expect(allowed).toMatchObject({ dimension: 'partner_company', where: [], examples: [] });
+  });
+
+  it('refuses find_blank_values with a misspelt dimension (422 tool-error, unknown_dimension)', async () => {
+    const error = await runTool('find_blank_values', { source: 'fi_reporting', dimensions: ['profit_centre'] }, 422);
+    expect(error).toMatchObject({ code: 'unknown_dimension', argument: 'dimensions', source: 'fi_reporting', closest: 'profit_center' });
+  });
+
+  it('runs find_outlier_periods (200): December 2024 of company 1000 stands out, loaded twice', async () => {
+    const result = await runTool('find_outlier_periods', { source: 'fi_reporting', filters: { company: '1000' } }, 200);
+    expectValid('/components/schemas/FindOutlierPeriodsResult', result, 'find_outlier_periods result');
+    expect(result).toMatchObject({
+      by: ['currency'],
+      outlier_count: 1,
+      outliers: [{ currency: 'EUR', period: '2024012', value: 443100, direction: 'high', load_requests: 2 }],
+      multiple_load_requests: [{ period: '2024012', load_requests: 2, usual_load_requests: 1 }],
+    });
+  });
+
+  it('runs find_outlier_periods by series, and for a measure without currency (200)', async () => {
+    const bySeries = await runTool('find_outlier_periods', { source: 'consolidation_mart', by: ['company', 'group_account'], limit: 1 }, 200);
+    expect(bySeries).toMatchObject({ by: ['company', 'group_account', 'currency'], truncated: true });
+    expect(bySeries.outliers).toHaveLength(1);
+    // consolidation_mart has no load request dimension.
+    expect(bySeries).not.toHaveProperty('multiple_load_requests');
+    const lines = await runTool('find_outlier_periods', { source: 'fi_reporting', measure: 'line_count', threshold: 2 }, 200);
+    expect(lines).toMatchObject({ measure: { name: 'line_count' }, by: [], threshold: 2 });
+  });
+
+  it('refuses find_outlier_periods split by the period dimension (422 tool-error, invalid_value)', async () => {
+    const error = await runTool('find_outlier_periods', { source: 'fi_reporting', by: ['period'] }, 422);
+    expect(error).toMatchObject({ code: 'invalid_value', argument: 'by', dimension: 'period' });
+  });
+
+  // --- knowledge ----------------------------------------------------------------------------
+
+  it('runs search_knowledge (200): cited passages, best first', async () => {
+    const result = await runTool('search_knowledge', { query: 'why does consolidation differ from FI', limit: 2 }, 200);
+    expectValid('/components/schemas/SearchKnowledgeResult', result, 'search_knowledge result');
+    const results = result.results as { citation: string; file: string; heading: string; skill: string; score: number }[];
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.length).toBeLessThanOrEqual(2);
+    const enabled = service.registry.skills.map((s) => s.name);
+    for (const passage of results) {
+      expect(passage.citation).toBe(`${passage.file} § ${passage.heading}`);
+      expect(enabled).toContain(passage.skill);
+    }
+    expect(results.map((r) => r.score)).toEqual([...results.map((r) => r.score)].sort((a, b) => b - a));
+    expect(result).not.toHaveProperty('note');
+  });
+
+  it('runs search_knowledge without a match (200, empty results and a note)', async () => {
+    const result = await runTool('search_knowledge', { query: 'zzzqqq xyzzy' }, 200);
+    expect(result).toMatchObject({ query: 'zzzqqq xyzzy', results: [], note: expect.any(String) });
+  });
+
+  it('refuses search_knowledge without searchable words (422 tool-error, invalid_value with the query)', async () => {
+    const error = await runTool('search_knowledge', { query: 'what is the and of it' }, 422);
+    expect(error).toMatchObject({ code: 'invalid_value', query: 'what is the and of it' });
+  });
+
+  it('refuses search_knowledge in a skill without knowledge (422 tool-error, unknown_value with choices)', async () => {
+    const error = await runTool('search_knowledge', { query: 'duplicated delta load', skill: 'knowledge' }, 422);
+    expect(error).toMatchObject({ code: 'unknown_value', closest: null });
+    const choices = error.choices as string[];
+    expect(choices.length).toBeGreaterThan(0);
+    expect(choices).not.toContain('knowledge');
+    for (const choice of choices) expect(service.registry.skills.map((s) => s.name)).toContain(choice);
+  });
+
+  // --- load_skill (built in) ----------------------------------------------------------------
+
+  it('runs load_skill for every enabled skill of GET /skills (200): its instructions and tools', async () => {
+    const skills = ((await api.get('/skills')).body as SkillsBody).skills.filter((s) => s.enabled);
+    expect(skills.length).toBeGreaterThan(0);
+    for (const skill of skills) {
+      const result = await runTool('load_skill', { name: skill.name }, 200);
+      expectValid('/components/schemas/LoadSkillResult', result, `load_skill ${skill.name} result`);
+      expect(result).toMatchObject({ skill: skill.name, version: skill.version, description: skill.description });
+      expect(String(result.instructions).length).toBeGreaterThan(0);
+      expect((result.tools as { name: string }[]).map((t) => t.name)).toEqual(skill.tools.map((t) => t.name));
+    }
+  });
+
+  it('refuses load_skill with an unknown skill (422 tool-error, invalid_value with choices and closest)', async () => {
+    const error = await runTool('load_skill', { name: 'data_analist' }, 422);
+    expect(error).toMatchObject({ code: 'invalid_value', choices: service.registry.skills.map((s) => s.name), closest: 'data_analyst' });
+  });
+
+  it('refuses load_skill without a name (422 tool-error, invalid_arguments)', async () => {
+    const error = await runTool('load_skill', {}, 422);
+    expect(error).toMatchObject({ code: 'invalid_arguments', issues: [{ path: 'name' }] });
+  });
+
+  it('runs every request example of the spec (200), each valid for the tool input_schema from GET /skills (or the registry, for built-ins)', async () => {
+    const skills = (await api.get('/skills')).body as SkillsBody;
+    const inputSchemas = new Map<string, object>([
+      ...skills.skills.flatMap((s) => s.tools.map((t) => [t.name, t.input_schema] as const)),
+      ...builtinTools().map((t) => [t.name, t.inputSchema] as const),
+    ]);
     const examplesPointer = `${deref(pointerOf('paths', '/tools/{name}', 'post', 'requestBody')).pointer}${pointerOf('content', 'application/json', 'examples')}`;
     const examples = at(examplesPointer) as Json;
     const tools = new Set<string>();
@@ -641,7 +859,8 @@ describe('POST /tools/{name}', () => {
       results.set(name, (response.body as { result: Json }).result);
       tools.add(tool as string);
     }
-    expect([...tools].sort()).toEqual([...TOOLS].sort());
+    // A realistic example for every tool the service registers.
+    expect([...tools].sort()).toEqual([...registeredTools()].sort());
   });
 
   it('refuses a wrong source name (422 tool-error, unknown_source, closest fi_reporting)', async () => {
@@ -663,7 +882,8 @@ describe('POST /tools/{name}', () => {
     const response = await api.post('/tools/nope').send({});
     expectSpecResponse(response, 'post', '/tools/nope', 404);
     const problem = expectProblem(response, '/problems/tool-not-found');
-    expect(problem.error).toMatchObject({ code: 'unknown_tool', choices: TOOLS });
+    expect(problem.error).toMatchObject({ code: 'unknown_tool', choices: registeredTools() });
+    expect((problem.error as { choices: string[] }).choices).toContain('load_skill');
   });
 
   it('suggests the closest tool name (404 tool-not-found)', async () => {
@@ -694,6 +914,52 @@ describe('POST /tools/{name}', () => {
     const response = await api.post('/tools/query_source').set('Content-Type', 'text/plain').send('source=fi_reporting');
     expectSpecResponse(response, 'post', '/tools/query_source', 415);
     expectProblem(response, '/problems/unsupported-media-type');
+  });
+});
+
+describe('with a disabled skill (SKILLS_DISABLED=knowledge)', () => {
+  let disabledService: Service;
+  let disabledApi: ReturnType<typeof supertest>;
+
+  beforeAll(async () => {
+    const config = loadConfig({
+      LOG_LEVEL: 'silent',
+      MODEL_PROVIDER: 'offline',
+      SKILLS_DISABLED: 'knowledge',
+      APP_DB: path.join(mkdtempSync(path.join(os.tmpdir(), 'openapi-disabled-')), 'app.db'),
+    } as NodeJS.ProcessEnv);
+    disabledService = await createService(config, silentLogger());
+    disabledApi = supertest(disabledService.app);
+  });
+
+  afterAll(async () => {
+    await disabledService?.close();
+  });
+
+  it('GET /skills lists the disabled skill after the enabled ones, with enabled: false and no tools; GET /health leaves it out', async () => {
+    const response = await disabledApi.get('/skills');
+    expectSpecResponse(response, 'get', '/skills', 200);
+    const skills = (response.body as SkillsBody).skills;
+    expect(skills.at(-1)).toMatchObject({ name: 'knowledge', enabled: false, tools: [] });
+    expect(skills.filter((s) => !s.enabled).map((s) => s.name)).toEqual(['knowledge']);
+    expect(skills.slice(0, -1).every((s) => s.enabled && s.tools.length > 0)).toBe(true);
+    const health = await disabledApi.get('/health');
+    expectSpecResponse(health, 'get', '/health', 200);
+    expect((health.body as { skills: string[] }).skills).toEqual(skills.filter((s) => s.enabled).map((s) => s.name));
+  });
+
+  it("refuses the disabled skill's tool (404 tool-not-found) and load_skill for it (422 tool-error, invalid_value with choices)", async () => {
+    const notFound = await disabledApi.post('/tools/search_knowledge').send({ query: 'currency translation' });
+    expectSpecResponse(notFound, 'post', '/tools/search_knowledge', 404);
+    const error = expectProblem(notFound, '/problems/tool-not-found').error as { choices: string[] };
+    expect(error.choices).toEqual(disabledService.registry.names());
+    expect(error.choices).not.toContain('search_knowledge');
+
+    const refused = await disabledApi.post('/tools/load_skill').send({ name: 'knowledge' });
+    expectSpecResponse(refused, 'post', '/tools/load_skill', 422);
+    const problem = expectProblem(refused, '/problems/tool-error');
+    expect(problem).toMatchObject({ tool: 'load_skill', error: { code: 'invalid_value', choices: disabledService.registry.skills.map((s) => s.name) } });
+    expect((problem.error as Json).choices).not.toContain('knowledge');
   });
 });
 

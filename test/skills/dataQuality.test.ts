@@ -338,3 +338,16 @@ describe('the data_quality skill', () => {
     }
   });
 });
+
+describe('findings over a range of periods', () => {
+  it('say the range in words, not [object Object]', async () => {
+    const toolbox = await sampleToolbox();
+    try {
+      const result = await runTool(toolbox, 'find_outlier_periods', { source: 'fi_reporting', filters: { company: '1000', period: { from: '2024010', to: '2024012' } } });
+      expect(result.finding).not.toContain('[object Object]');
+      expect(result.finding).toContain('2024010 to 2024012');
+    } finally {
+      toolbox.close();
+    }
+  });
+});
