@@ -10,6 +10,7 @@ import { projectRoot, type ServiceConfig } from './config/config.ts';
 import { openDataDatabase, tableColumns } from './data/database.ts';
 import { QueryPool } from './data/queryPool.ts';
 import { createApp } from './http/app.ts';
+import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { buildKnowledgeBase } from './knowledge/knowledgeBase.ts';
 import type { Logger } from './logging/logger.ts';
 import { createChatModel, type ModelDescription } from './model/createChatModel.ts';
@@ -24,6 +25,8 @@ export interface Service {
   registry: SkillRegistry;
   modelDescription: ModelDescription;
   queries: QueryPool;
+  /** This instance's Prometheus registry and series (served by GET /metrics). */
+  metrics: Metrics;
   /** Stops the query workers and closes the application database. */
   close(): Promise<void>;
 }
@@ -59,6 +62,8 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
   // Opened before the query workers start, so a bad APP_DB leaves no worker processes behind.
   const sessions = openSessionStore({ path: config.appDatabasePath, ttlMs: config.sessionTtlHours * 3_600_000, logger });
   const queries = await QueryPool.start({ databasePath: config.dataDatabasePath, workers: config.queryWorkers, timeoutMs: config.queryTimeoutMs, logger });
+  // A registry per service instance, so services in one process (tests) never share counts.
+  const metrics = createMetrics({ provider: description.provider, processMetrics: true });
   const app = createApp({
     catalog,
     data: queries,
@@ -70,8 +75,11 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     get systemPrompt() { return skills.systemPrompt; },
     sessions,
     logger,
+    metrics,
     chatDeadlineMs: config.chatDeadlineMs,
     corsOrigins: config.corsOrigins,
+    apiKeys: config.apiKeys,
+    rateLimitPerMinute: config.rateLimitPerMinute,
     dataDatabasePath: config.dataDatabasePath,
     openApiPath: path.join(projectRoot, 'openapi.yaml'),
     version: packageVersion(),
@@ -92,6 +100,7 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     get registry() { return skills.registry; },
     modelDescription: description,
     queries,
+    metrics,
     close: () => {
       watcher?.close();
       return queries.close().finally(() => sessions.close());

@@ -17,6 +17,7 @@ import { hasToolCalls, reachedModelCallLimit } from './stopConditions.ts';
 import { summariseFindings, summariseUnfinishedRun } from './unfinishedRun.ts';
 import { executeToolCalls, type ToolCallRecord } from './toolExecution.ts';
 import { normaliseAssistantMessage, prepareMessages, questionMessage } from './turnPreparation.ts';
+import { recordModelCall, recordModelFailure, traceQuestion } from '../observability/observe.ts';
 
 export type ChatModelWithTools = Runnable<BaseLanguageModelInput, AIMessage>;
 
@@ -60,6 +61,10 @@ export interface RunAgentOptions {
  * @throws ModelProviderError when the model cannot be reached or fails after its retries.
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult> {
+  return traceQuestion(options.toolContext.logger, () => answerQuestion(options));
+}
+
+async function answerQuestion(options: RunAgentOptions): Promise<AgentRunResult> {
   const { model, registry, history, toolContext, signal } = options;
   const maxModelCalls = options.maxModelCalls ?? MAX_MODEL_CALLS_PER_QUESTION;
   const turn: BaseMessage[] = [questionMessage(options.question)];
@@ -84,10 +89,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult
       const messages = prepareMessages(systemPrompt, context, turn);
       reply = options.onEvent ? await streamReply(model, messages, signal, options.onEvent) : await model.invoke(messages, { signal });
     } catch (error) {
-      throw toModelProviderError(error, signal);
+      throw recordModelFailure(started, toModelProviderError(error, signal));
     }
     addUsage(usage, reply);
     const { message, calls } = normaliseAssistantMessage(reply);
+    recordModelCall(started, reply, calls);
     toolContext.logger.info(
       { iteration: iterations, duration_ms: Math.round(performance.now() - started), tool_calls: calls.map((c) => c.name) },
       'model call',

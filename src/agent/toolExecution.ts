@@ -8,6 +8,7 @@ import type { SkillRegistry, ToolOutcome } from '../skills/registry.ts';
 import { MAX_TOOL_RESULT_CHARS } from './constants.ts';
 import { compactResult, type AgentEventListener } from './events.ts';
 import type { PendingToolCall } from './turnPreparation.ts';
+import { recordToolCall } from '../observability/observe.ts';
 
 /** What the API reports about each tool call. */
 export interface ToolCallRecord {
@@ -41,6 +42,7 @@ export async function executeToolCalls(
       { tool: call.name, tool_call_id: call.id, duration_ms: durationMs, ok: outcome.ok, ...(outcome.ok ? {} : { error_code: outcome.error.code }) },
       'tool call',
     );
+    recordToolCall({ tool: call.name, id: call.id, durationMs, ok: outcome.ok, ...(outcome.ok ? {} : { errorCode: outcome.error.code }) });
     records.push({ id: call.id, name: call.name, args, ok: outcome.ok, result, duration_ms: durationMs });
     onEvent?.({ type: 'tool_result', id: call.id, name: call.name, ok: outcome.ok, duration_ms: durationMs, result: compactResult(result) });
     messages.push(new ToolMessage({ tool_call_id: call.id, name: call.name, content: toModelText(result), status: outcome.ok ? 'success' : 'error' }));

@@ -52,9 +52,18 @@ const environmentSchema = z.object({
     .default('')
     .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
     .pipe(z.array(z.union([z.literal('*'), z.url({ protocol: /^https?$/, error: "each origin must be an http(s) origin such as https://dashboards.example.com, or '*'" })]))),
+  API_KEYS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((key) => key.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[\x21-\x7e]{16,200}$/, { error: 'each key must be 16 to 200 visible ASCII characters (no spaces or commas)' }))),
+  RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(120),
   LOG_LEVEL: z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty', 'auto'], { error: "must be 'json', 'pretty' or 'auto'" }).default('auto'),
 });
+
+/** Variables whose values must never appear in a message. */
+const secretVariables = new Set(['API_KEYS', 'OPENAI_API_KEY']);
 
 export interface ServiceConfig {
   port: number;
@@ -79,6 +88,10 @@ export interface ServiceConfig {
   sessionTtlHours: number;
   /** Browser origins (dashboards) allowed to call the API; '*' allows any. Empty: same origin only. */
   corsOrigins: string[];
+  /** API keys (API_KEYS); empty: no authentication. Never log these. */
+  apiKeys: string[];
+  /** Requests a minute per API key (or client IP) (RATE_LIMIT_PER_MINUTE); 0: no limit. */
+  rateLimitPerMinute: number;
   logLevel: (typeof logLevels)[number];
   logFormat: 'json' | 'pretty' | 'auto';
 }
@@ -92,7 +105,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? 'environment');
-      const got = environment[name];
+      // Secrets are never echoed back, not even in a startup error.
+      const got = secretVariables.has(name) ? undefined : environment[name];
       return `  ${name}: ${issue.message}${got !== undefined ? ` (got '${got}')` : ''}`;
     });
     throw new ConfigurationError(`Invalid configuration:\n${lines.join('\n')}`);
@@ -134,6 +148,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
     appDatabasePath: resolve(env.APP_DB),
     sessionTtlHours: env.SESSION_TTL_HOURS,
     corsOrigins: env.CORS_ORIGINS.map((origin) => (origin === '*' ? origin : new URL(origin).origin)),
+    apiKeys: [...new Set(env.API_KEYS)],
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
   };

@@ -15,7 +15,13 @@ import type { KnowledgeBase } from '../skills/api.ts';
 import type { ModelDescription } from '../model/createChatModel.ts';
 import type { SqliteSessionStore } from '../sessions/sqliteSessionStore.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
+import { createMetrics, type Metrics } from '../observability/metrics.ts';
+import { metricsHandler, observeRequests } from '../observability/observe.ts';
 import { errorHandler, sendProblem } from './problem.ts';
+import { identifyCaller, requireApiKey } from './security/access.ts';
+import { ApiKeys } from './security/apiKeys.ts';
+import { securityHeaders } from './security/headers.ts';
+import { rateLimiter } from './security/rateLimit.ts';
 import { chatRoutes } from './routes/chat.ts';
 import { healthRoutes } from './routes/health.ts';
 import { sessionRoutes } from './routes/sessions.ts';
@@ -38,6 +44,12 @@ export interface AppServices {
   chatDeadlineMs: number;
   /** Origins allowed to call the API from a browser ('*' for any). */
   corsOrigins: string[];
+  /** API keys (API_KEYS); empty or absent: no authentication. */
+  apiKeys?: string[];
+  /** Requests a minute per key or client IP (RATE_LIMIT_PER_MINUTE); 0 or absent: no limit. */
+  rateLimitPerMinute?: number;
+  /** Prometheus metrics of this service (GET /metrics); a fresh registry when absent. */
+  metrics?: Metrics;
   dataDatabasePath: string;
   openApiPath: string;
   version: string;
@@ -68,17 +80,29 @@ export function createApp(services: AppServices): Express {
       },
     }),
   );
+  // Request latency by route pattern and status, and the observation the agent reports to (GET /metrics).
+  const metrics = services.metrics ?? createMetrics({ provider: services.modelDescription.provider });
+  app.use(observeRequests(metrics));
   // Dashboards on other origins may call the API when their origin is allowed (CORS_ORIGINS).
   app.use(
     cors({
       origin: services.corsOrigins.includes('*') ? true : services.corsOrigins,
       allowedHeaders: ['content-type', 'authorization', 'x-request-id', 'accept'],
-      exposedHeaders: ['x-request-id'],
+      exposedHeaders: ['x-request-id', 'ratelimit', 'ratelimit-policy', 'retry-after'],
       maxAge: 600,
     }),
   );
+  // helmet's security headers; the web pages set their own Content-Security-Policy (routes/web.ts).
+  app.use(securityHeaders());
+  // Who is calling, the rate limit per key (or IP), then 401 without a valid key: all before the body is read.
+  const apiKeys = new ApiKeys(services.apiKeys ?? []);
+  app.use(identifyCaller(apiKeys));
+  const limiter = rateLimiter(services.rateLimitPerMinute ?? 0);
+  if (limiter) app.use(limiter);
+  app.use(requireApiKey(apiKeys));
   app.use(express.json({ limit: BODY_LIMIT, strict: false }));
   app.use(healthRoutes(services));
+  app.get('/metrics', metricsHandler(metrics));
   app.use(toolRoutes(services));
   app.use(chatRoutes(services));
   app.use(webRoutes(services));

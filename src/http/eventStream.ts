@@ -5,6 +5,8 @@
  */
 import type { Response } from 'express';
 import type { AgentEvent } from '../agent/events.ts';
+import { trackEventStream } from '../observability/observe.ts';
+import { registerOpenStream } from './shutdown.ts';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -25,6 +27,7 @@ export function openEventStream(response: Response): EventStream {
   // Reverse proxies (nginx) buffer responses unless told not to.
   response.setHeader('x-accel-buffering', 'no');
   response.flushHeaders();
+  trackEventStream(response);
   const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), HEARTBEAT_MS);
   heartbeat.unref();
   response.on('close', () => clearInterval(heartbeat));
@@ -36,6 +39,8 @@ export function openEventStream(response: Response): EventStream {
     write(name, data);
     if (!response.writableEnded) response.end();
   };
+  // A graceful shutdown ends a stream still open after its grace period with an `error` event.
+  response.on('close', registerOpenStream((problem) => end('error', problem)));
   return {
     send: ({ type, ...data }) => write(type, data),
     final: (body) => end('final', body),

@@ -17,9 +17,11 @@ CREATE TABLE IF NOT EXISTS sessions (
   title      TEXT,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
-  turns      INTEGER NOT NULL DEFAULT 0
+  turns      INTEGER NOT NULL DEFAULT 0,
+  owner      TEXT
 );
 CREATE INDEX IF NOT EXISTS sessions_by_updated_at ON sessions (updated_at, id);
+CREATE INDEX IF NOT EXISTS sessions_by_owner ON sessions (owner, updated_at, id);
 CREATE TABLE IF NOT EXISTS turns (
   session_id  TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
   seq         INTEGER NOT NULL,
@@ -64,7 +66,11 @@ export function openAppDatabase(file: string): Database.Database {
   return database;
 }
 
-/** Creates the schema on a new file; refuses a file written by a newer version. */
+/**
+ * Creates the schema on a new file; refuses a file written by a newer version. A file from before
+ * sessions had owners gets the nullable `owner` column (and its index) added: an additive change
+ * older versions of the service read without noticing, so the schema version stays the same.
+ */
 function migrate(database: Database.Database): void {
   database
     .transaction(() => {
@@ -75,6 +81,10 @@ function migrate(database: Database.Database): void {
       if (version < SCHEMA_VERSION) {
         database.exec(schema);
         database.pragma(`user_version = ${SCHEMA_VERSION}`);
+      }
+      const columns = database.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('sessions')").all();
+      if (!columns.some((column) => column.name === 'owner')) {
+        database.exec('ALTER TABLE sessions ADD COLUMN owner TEXT; CREATE INDEX IF NOT EXISTS sessions_by_owner ON sessions (owner, updated_at, id);');
       }
     })
     .immediate();

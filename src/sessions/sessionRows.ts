@@ -14,6 +14,8 @@ export interface SessionRow {
   created_at: string;
   updated_at: string;
   turns: number;
+  /** The identity of the API key that created the session; null without API keys. */
+  owner: string | null;
 }
 
 interface TurnRow {
@@ -32,8 +34,8 @@ interface TurnRow {
 /** Statements are prepared once, when the store opens, and reused for every call. */
 export function prepareSessionStatements(database: Database.Database) {
   return {
-    insertSession: database.prepare('INSERT INTO sessions (id, title, created_at, updated_at, turns) VALUES (?, NULL, ?, ?, 0)'),
-    session: database.prepare<[string], SessionRow>('SELECT id, title, created_at, updated_at, turns FROM sessions WHERE id = ?'),
+    insertSession: database.prepare('INSERT INTO sessions (id, title, created_at, updated_at, turns, owner) VALUES (?, NULL, ?, ?, 0, ?)'),
+    session: database.prepare<[string], SessionRow>('SELECT id, title, created_at, updated_at, turns, owner FROM sessions WHERE id = ?'),
     messages: database.prepare<[string], { message: string }>('SELECT message FROM messages WHERE session_id = ? ORDER BY seq'),
     lastMessageSeq: database.prepare<[string], { seq: number }>('SELECT coalesce(max(seq), 0) AS seq FROM messages WHERE session_id = ?'),
     insertTurn: database.prepare(
@@ -47,12 +49,22 @@ export function prepareSessionStatements(database: Database.Database) {
        FROM turns WHERE session_id = ? ORDER BY seq`,
     ),
     firstPage: database.prepare<[string, number], SessionRow>(
-      `SELECT id, title, created_at, updated_at, turns FROM sessions
+      `SELECT id, title, created_at, updated_at, turns, owner FROM sessions
        WHERE updated_at >= ? ORDER BY updated_at DESC, id DESC LIMIT ?`,
     ),
     nextPage: database.prepare<[string, string, string, number], SessionRow>(
-      `SELECT id, title, created_at, updated_at, turns FROM sessions
+      `SELECT id, title, created_at, updated_at, turns, owner FROM sessions
        WHERE updated_at >= ? AND (updated_at, id) < (?, ?)
+       ORDER BY updated_at DESC, id DESC LIMIT ?`,
+    ),
+    /** The same pages, only one owner's sessions. */
+    firstOwnedPage: database.prepare<[string, string, number], SessionRow>(
+      `SELECT id, title, created_at, updated_at, turns, owner FROM sessions
+       WHERE owner = ? AND updated_at >= ? ORDER BY updated_at DESC, id DESC LIMIT ?`,
+    ),
+    nextOwnedPage: database.prepare<[string, string, string, string, number], SessionRow>(
+      `SELECT id, title, created_at, updated_at, turns, owner FROM sessions
+       WHERE owner = ? AND updated_at >= ? AND (updated_at, id) < (?, ?)
        ORDER BY updated_at DESC, id DESC LIMIT ?`,
     ),
     deleteSession: database.prepare('DELETE FROM sessions WHERE id = ?'),

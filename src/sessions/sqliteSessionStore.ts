@@ -70,17 +70,24 @@ export class SqliteSessionStore {
     }
   }
 
-  /** Starts a conversation; it is stored at once, so a retry after a failed first question finds it. */
-  create(): Session {
+  /**
+   * Starts a conversation; it is stored at once, so a retry after a failed first question finds it.
+   * @param owner the identity of the API key creating it (never the key); omitted without API keys.
+   */
+  create(owner?: string): Session {
     const at = this.timestamp();
     const id = randomUUID();
-    this.statements.insertSession.run(id, at, at);
-    return this.sessionFrom({ id, title: null, created_at: at, updated_at: at, turns: 0 });
+    this.statements.insertSession.run(id, at, at, owner ?? null);
+    return this.sessionFrom({ id, title: null, created_at: at, updated_at: at, turns: 0, owner: owner ?? null });
   }
 
-  /** The session, or undefined when it never existed, was deleted or has been idle past the TTL. */
-  get(id: string): Session | undefined {
-    const row = this.liveRow(id);
+  /**
+   * The session, or undefined when it never existed, was deleted or has been idle past the TTL.
+   * With an `owner`, also undefined when the session belongs to someone else (or to no one):
+   * the caller cannot tell another key's session from one that does not exist.
+   */
+  get(id: string, owner?: string): Session | undefined {
+    const row = this.liveRow(id, owner);
     return row ? this.sessionFrom(row) : undefined;
   }
 
@@ -116,18 +123,24 @@ export class SqliteSessionStore {
     return write.immediate();
   }
 
-  /** Sessions, most recently updated first. @throws RangeError for a limit out of range or a cursor this store did not make. */
-  list(options: { limit?: number; cursor?: string | undefined } = {}): SessionPage {
+  /**
+   * Sessions, most recently updated first; with an `owner`, only that owner's.
+   * @throws RangeError for a limit out of range or a cursor this store did not make.
+   */
+  list(options: { limit?: number; cursor?: string | undefined; owner?: string | undefined } = {}): SessionPage {
     const limit = options.limit ?? DEFAULT_PAGE_SIZE;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw new RangeError(`limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
     const cutoff = this.cutoff();
     let rows: SessionRow[];
     if (options.cursor === undefined) {
-      rows = this.statements.firstPage.all(cutoff, limit + 1);
+      rows = options.owner === undefined ? this.statements.firstPage.all(cutoff, limit + 1) : this.statements.firstOwnedPage.all(options.owner, cutoff, limit + 1);
     } else {
       const after = decodeCursor(options.cursor);
       if (!after) throw new RangeError('cursor is not a next_cursor returned by this service');
-      rows = this.statements.nextPage.all(cutoff, after.updatedAt, after.id, limit + 1);
+      rows =
+        options.owner === undefined
+          ? this.statements.nextPage.all(cutoff, after.updatedAt, after.id, limit + 1)
+          : this.statements.nextOwnedPage.all(options.owner, cutoff, after.updatedAt, after.id, limit + 1);
     }
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
@@ -137,19 +150,23 @@ export class SqliteSessionStore {
     };
   }
 
-  /** The session with every turn (tool calls included), or undefined like `get`. */
-  history(id: string): SessionHistory | undefined {
+  /** The session with every turn (tool calls included), or undefined like `get` (owner included). */
+  history(id: string, owner?: string): SessionHistory | undefined {
     const read = this.database.transaction(() => {
-      const row = this.liveRow(id);
+      const row = this.liveRow(id, owner);
       if (!row) return undefined;
       return { ...summaryOf(row), turnRecords: this.statements.turns.all(id).map(turnOf) };
     });
     return read();
   }
 
-  /** Deletes a session and everything in it. @returns false when there was no such (live) session. */
-  delete(id: string): boolean {
+  /**
+   * Deletes a session and everything in it; with an `owner`, only when the session is theirs.
+   * @returns false when there was no such (live, owned) session.
+   */
+  delete(id: string, owner?: string): boolean {
     const remove = this.database.transaction(() => {
+      if (owner !== undefined && this.statements.session.get(id)?.owner !== owner) return false;
       const live = this.liveRow(id) !== undefined;
       this.statements.deleteSession.run(id);
       return live;
@@ -191,8 +208,10 @@ export class SqliteSessionStore {
     }
   }
 
-  private liveRow(id: string): SessionRow | undefined {
+  /** The row of a live session; with an `owner`, only when it is theirs. */
+  private liveRow(id: string, owner?: string): SessionRow | undefined {
     const row = this.statements.session.get(id);
+    if (owner !== undefined && row?.owner !== owner) return undefined;
     return row && row.updated_at >= this.cutoff() ? row : undefined;
   }
 

@@ -412,6 +412,14 @@ describe('GET /health, /skills, /openapi.yaml', () => {
     expect(served).toEqual(spec);
   });
 
+  it('GET /metrics serves the Prometheus text format (version 0.0.4) with the request latency series', async () => {
+    await api.get('/health');
+    const response = await api.get('/metrics');
+    expectSpecResponse(response, 'get', '/metrics', 200);
+    expect(String(response.headers['content-type'])).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(textOf(response)).toMatch(/^http_request_duration_seconds_count\{method="GET",route="\/health",status="200"\} [1-9]/m);
+  });
+
   it('echoes a valid x-request-id and replaces an invalid one', async () => {
     const given = await api.get('/health').set('x-request-id', 'dashboard-7f3a');
     expect(given.headers['x-request-id']).toBe('dashboard-7f3a');
@@ -977,6 +985,66 @@ describe('routes outside the spec', () => {
   });
 });
 
+describe('with API keys and a rate limit (API_KEYS, RATE_LIMIT_PER_MINUTE)', () => {
+  const KEY = 'contract-key-7c0e2a94b51d';
+  let keyed: Service;
+  let keyedApi: ReturnType<typeof supertest>;
+
+  beforeAll(async () => {
+    const config = loadConfig({
+      LOG_LEVEL: 'silent',
+      MODEL_PROVIDER: 'offline',
+      API_KEYS: KEY,
+      RATE_LIMIT_PER_MINUTE: '2',
+      APP_DB: path.join(mkdtempSync(path.join(os.tmpdir(), 'openapi-keys-')), 'app.db'),
+    } as NodeJS.ProcessEnv);
+    keyed = await createService(config, silentLogger());
+    keyedApi = supertest(keyed.app);
+  });
+
+  afterAll(async () => {
+    await keyed?.close();
+  });
+
+  it('answers 401 unauthorized per the spec without a key, and 429 rate-limited with Retry-After and RateLimit headers past the limit', async () => {
+    const missing = await keyedApi.get('/skills');
+    expectSpecResponse(missing, 'get', '/skills', 401);
+    expectProblem(missing, '/problems/unauthorized');
+    expect(missing.headers['www-authenticate']).toMatch(/^Bearer /);
+
+    // The key has its own quota (the 401 above counted against the client IP).
+    const first = await keyedApi.get('/sessions').set('authorization', `Bearer ${KEY}`);
+    expectSpecResponse(first, 'get', '/sessions', 200);
+    expect(first.headers.ratelimit).toMatch(/^"per-minute"; r=1; t=\d+$/);
+    const second = await keyedApi.get('/skills').set('authorization', `Bearer ${KEY}`);
+    expectSpecResponse(second, 'get', '/skills', 200);
+    expect(second.headers.ratelimit).toMatch(/^"per-minute"; r=0; t=\d+$/);
+
+    const limited = await keyedApi.post('/chat').set('authorization', `Bearer ${KEY}`).send({ message: 'Which sources are available?' });
+    expectSpecResponse(limited, 'post', '/chat', 429);
+    expectProblem(limited, '/problems/rate-limited');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+
+    // GET /health is public and never limited.
+    for (let i = 0; i < 3; i += 1) expectSpecResponse(await keyedApi.get('/health'), 'get', '/health', 200);
+  });
+
+  it('declares the bearer scheme, 401 on every protected operation and 429 on every operation but GET /health', () => {
+    const schemes = (spec.components as Json).securitySchemes as Json;
+    expect(schemes.ApiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const publicOperations = ['GET /', 'GET /app/{file}', 'GET /embed', 'GET /embed.js', 'GET /health', 'GET /openapi.yaml', 'GET /vendor/{file}'];
+    for (const { method, template } of operations) {
+      const name = `${method.toUpperCase()} ${template}`;
+      const operation = at(pointerOf('paths', template, method)) as Json;
+      const statuses = Object.keys(operation.responses as Json);
+      const isPublic = publicOperations.includes(name);
+      expect(isPublic ? operation.security : undefined, name).toEqual(isPublic ? [] : undefined);
+      expect(statuses.includes('401'), `${name} 401`).toBe(!isPublic);
+      expect(statuses.includes('429'), `${name} 429`).toBe(name !== 'GET /health');
+    }
+  });
+});
+
 describe('spec ⇄ app routes', () => {
   /** Express routes (method + path, `:name` as `{name}`) of the app and its root-mounted routers. */
   function appRoutes(): string[] {
@@ -1023,6 +1091,7 @@ describe('spec ⇄ app routes', () => {
       'GET /embed',
       'GET /embed.js',
       'GET /health',
+      'GET /metrics',
       'GET /openapi.yaml',
       'GET /sessions',
       'GET /sessions/{id}',

@@ -1,7 +1,7 @@
 /**
  * POST /chat: one question in, an explained answer out, with the tool calls that produced it,
  * as one JSON body or as a live event stream. A session_id continues a conversation; an
- * unknown one is a 404, never a silent new session.
+ * unknown one is a 404, never a silent new session; so is another API key's session.
  */
 import { Router } from 'express';
 import { z } from 'zod';
@@ -12,6 +12,7 @@ import { toModelProviderError } from '../../model/providerErrors.ts';
 import type { AppServices } from '../app.ts';
 import { openEventStream, wantsEventStream } from '../eventStream.ts';
 import { modelProblemKind, problemBody, sendModelProblem, sendProblem } from '../problem.ts';
+import { callerOf } from '../security/access.ts';
 import { parseBody } from '../validation.ts';
 
 const chatRequest = z.strictObject({
@@ -28,7 +29,8 @@ export function chatRoutes(services: AppServices): Router {
   router.post('/chat', async (request, response) => {
     const body = parseBody(chatRequest, request, response);
     if (!body) return;
-    const session = body.session_id ? services.sessions.get(body.session_id) : services.sessions.create();
+    const owner = callerOf(response);
+    const session = body.session_id ? services.sessions.get(body.session_id, owner) : services.sessions.create(owner);
     if (!session) {
       sendProblem(response, 'sessionNotFound', `No session '${body.session_id}': it never existed or has expired. Omit session_id to start a new conversation.`);
       return;

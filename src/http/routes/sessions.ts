@@ -1,7 +1,8 @@
 /**
  * Stored conversations: GET /sessions lists them (most recently updated first, paginated with
  * an opaque cursor), GET /sessions/{id} returns one with every turn and its tool calls,
- * DELETE /sessions/{id} removes one. Expired and unknown sessions are 404.
+ * DELETE /sessions/{id} removes one. Expired and unknown sessions are 404. With API keys, a key
+ * sees only the sessions it created: another key's session is a 404 like an unknown one.
  */
 import { Router, type Response } from 'express';
 import { z } from 'zod';
@@ -9,6 +10,7 @@ import { decodeCursor, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../sessions/s
 import type { SessionSummary, TurnRecord } from '../../sessions/sessionRecords.ts';
 import type { AppServices } from '../app.ts';
 import { sendProblem } from '../problem.ts';
+import { callerOf } from '../security/access.ts';
 
 const once = (what: string) => z.string({ error: (issue) => (Array.isArray(issue.input) ? 'must be given once' : `must be ${what}`) });
 
@@ -36,18 +38,18 @@ export function sessionRoutes(services: AppServices): Router {
       sendProblem(response, 'invalidRequest', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
       return;
     }
-    const page = services.sessions.list({ limit: parsed.data.limit ?? DEFAULT_PAGE_SIZE, cursor: parsed.data.cursor });
+    const page = services.sessions.list({ limit: parsed.data.limit ?? DEFAULT_PAGE_SIZE, cursor: parsed.data.cursor, owner: callerOf(response) });
     response.json({ sessions: page.sessions.map(summaryJson), next_cursor: page.nextCursor });
   });
 
   router.get('/sessions/:id', (request, response) => {
-    const history = services.sessions.history(request.params.id);
+    const history = services.sessions.history(request.params.id, callerOf(response));
     if (!history) return notFound(response, request.params.id);
     response.json({ ...summaryJson(history), turns: history.turnRecords.map(turnJson) });
   });
 
   router.delete('/sessions/:id', (request, response) => {
-    if (!services.sessions.delete(request.params.id)) return notFound(response, request.params.id);
+    if (!services.sessions.delete(request.params.id, callerOf(response))) return notFound(response, request.params.id);
     request.log.info({ session_id: request.params.id }, 'session deleted');
     response.status(204).end();
   });

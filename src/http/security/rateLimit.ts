@@ -1,0 +1,31 @@
+/**
+ * Rate limiting (`RATE_LIMIT_PER_MINUTE`): a fixed one-minute window per API key (its identity,
+ * when a valid key was sent) or else per client IP (IPv6 by /56 subnet). Every limited response
+ * carries the standard `RateLimit` and `RateLimit-Policy` headers (IETF draft 8); past the limit
+ * the answer is a 429 problem (`/problems/rate-limited`) with `Retry-After`. GET /health is exempt.
+ */
+import type { RequestHandler } from 'express';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import { sendProblem } from '../problem.ts';
+import { callerOf } from './access.ts';
+
+/** A limiter allowing `perMinute` requests a minute; undefined when `perMinute` is 0 (no limit). */
+export function rateLimiter(perMinute: number): RequestHandler | undefined {
+  if (perMinute <= 0) return undefined;
+  return rateLimit({
+    windowMs: 60_000,
+    limit: perMinute,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    identifier: 'per-minute',
+    skip: (request) => request.path === '/health',
+    keyGenerator: (request, response) => {
+      const caller = callerOf(response);
+      return caller !== undefined ? `key:${caller}` : `ip:${ipKeyGenerator(request.ip ?? 'unknown', 56)}`;
+    },
+    handler: (_request, response) => {
+      const retryAfter = Number(response.getHeader('Retry-After') ?? 60);
+      sendProblem(response, 'rateLimited', `Too many requests: at most ${perMinute} a minute. Try again in ${retryAfter} seconds.`, { retry_after: retryAfter });
+    },
+  });
+}

@@ -1,0 +1,91 @@
+/**
+ * Prometheus metrics of one service instance, in a registry of its own (never prom-client's
+ * global one), so two services in one process — the tests — never share counts.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface MetricsOptions {
+  /** The chat model provider, the `provider` label of model calls (`offline`, `openai`…). */
+  provider: string;
+  /** Also collect prom-client's default process metrics (CPU, memory, event loop, GC). */
+  processMetrics?: boolean;
+}
+
+/** Latency buckets (seconds) for HTTP requests, model calls and tool calls. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const ITERATION_BUCKETS = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20];
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly provider: string;
+  readonly httpRequestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by method, route pattern (unmatched when no route matched) and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly toolCalls = new Counter({
+    name: 'tool_calls_total',
+    help: 'Tool calls made by the agent, by tool and outcome (ok or the tool error code).',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly toolCallDuration = new Histogram({
+    name: 'tool_call_duration_seconds',
+    help: 'Duration of the tool calls made by the agent, by tool.',
+    labelNames: ['tool'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly modelCalls = new Counter({
+    name: 'model_calls_total',
+    help: 'Chat model calls, by provider and outcome (ok or the provider failure kind).',
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly modelCallDuration = new Histogram({
+    name: 'model_call_duration_seconds',
+    help: 'Duration of chat model calls, by provider.',
+    labelNames: ['provider'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly modelTokens = new Counter({
+    name: 'model_tokens_total',
+    help: 'Tokens reported by the chat model, by provider and kind (input or output).',
+    labelNames: ['provider', 'kind'] as const,
+    registers: [this.registry],
+  });
+  readonly agentIterations = new Histogram({
+    name: 'agent_iterations',
+    help: 'Model calls per question.',
+    buckets: ITERATION_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly questions = new Counter({
+    name: 'questions_total',
+    help: 'Questions the agent worked on, by whether it finished and why it stopped (completed, max_iterations or error).',
+    labelNames: ['finished', 'stop_reason'] as const,
+    registers: [this.registry],
+  });
+  readonly sseStreamsActive = new Gauge({
+    name: 'sse_streams_active',
+    help: 'Server-Sent Event streams currently open.',
+    registers: [this.registry],
+  });
+
+  constructor(options: MetricsOptions) {
+    this.provider = options.provider;
+    if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The exposition text and its content type (`text/plain; version=0.0.4; charset=utf-8`). */
+  async exposition(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}
+
+export function createMetrics(options: MetricsOptions): Metrics {
+  return new Metrics(options);
+}
