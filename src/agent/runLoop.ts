@@ -29,7 +29,8 @@ export interface Usage {
   prompt_tokens: number;
 }
 
-export type StopReason = 'completed' | 'max_iterations';
+/** `provider_error` marks a stored turn the model provider could not finish (see progressOf). */
+export type StopReason = 'completed' | 'max_iterations' | 'provider_error';
 
 export interface AgentRunResult {
   answer: string;
@@ -89,7 +90,8 @@ async function answerQuestion(options: RunAgentOptions): Promise<AgentRunResult>
       const messages = prepareMessages(systemPrompt, context, turn);
       reply = options.onEvent ? await streamReply(model, messages, signal, options.onEvent) : await model.invoke(messages, { signal });
     } catch (error) {
-      throw recordModelFailure(started, toModelProviderError(error, signal));
+      const failure = recordModelFailure(started, toModelProviderError(error, signal));
+      throw withProgress(failure, { messages: [...turn], toolCalls: [...toolCalls], usage: { ...usage }, iterations });
     }
     addUsage(usage, reply);
     const { message, calls } = normaliseAssistantMessage(reply);
@@ -155,4 +157,25 @@ function textOf(message: AIMessage): string {
   return message.content
     .map((part) => (typeof part === 'string' ? part : part.type === 'text' && 'text' in part ? String(part.text) : ''))
     .join('');
+}
+
+/** What a question had achieved when the model provider failed: kept so the turn is not lost. */
+export interface TurnProgress {
+  /** The question, and every assistant message with its answered tool calls so far. */
+  messages: BaseMessage[];
+  toolCalls: ToolCallRecord[];
+  usage: Usage;
+  iterations: number;
+}
+
+const progressKey = Symbol.for('analyst.turn-progress');
+
+function withProgress<E extends object>(error: E, progress: TurnProgress): E {
+  Object.defineProperty(error, progressKey, { value: progress });
+  return error;
+}
+
+/** The progress a failed run attached to its error, if any. */
+export function progressOf(error: unknown): TurnProgress | undefined {
+  return typeof error === 'object' && error !== null ? (error as { [progressKey]?: TurnProgress })[progressKey] : undefined;
 }

@@ -444,6 +444,25 @@ describe('POST /chat against an OpenAI-compatible provider', () => {
     expect(mock.requests).toHaveLength(3);
   });
 
+  it('keeps the question and the tool results of a turn the provider failed, and the next turn continues from them', async () => {
+    const service = await buildService({ MODEL_MAX_RETRIES: '0' });
+    mock.enqueue({ toolCalls: [{ name: 'query_source', arguments: { source: 'fi_reporting', filters: { company: '1000', period: '2024012' } }, id: 'call_kept' }] }, { status: 500 });
+    const failed = await chat(service, { message: 'Total FI for 1000 in December?' });
+    expect(failed.status).toBe(502);
+    const sessionId = (failed.body as { session_id: string }).session_id;
+    const history = await request(service.app).get(`/sessions/${sessionId}`);
+    expect(history.body.turns).toHaveLength(1);
+    expect(history.body.turns[0]).toMatchObject({ question: 'Total FI for 1000 in December?', finished: false, stop_reason: 'provider_error', tool_calls: [{ id: 'call_kept', ok: true }] });
+    expect(history.body.turns[0].answer).toMatch(/model provider failed/);
+
+    mock.enqueue({ content: 'It was 443,100.00 EUR.' });
+    const next = await chat(service, { message: 'So what was it?', session_id: sessionId });
+    expect(next.status).toBe(200);
+    const sent = messagesOf(mock.requests.length - 1);
+    expect(sent.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'user']);
+    expect(String(sent[3]!.content)).toContain('443100');
+  });
+
   it('answers 504 model-timeout quickly when the provider hangs', async () => {
     const service = await buildService({ MODEL_TIMEOUT_MS: '1000', MODEL_MAX_RETRIES: '0' });
     mock.enqueue({ hang: true });

@@ -5,7 +5,8 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { runAgent } from '../../agent/runLoop.ts';
+import { AIMessage } from '@langchain/core/messages';
+import { progressOf, runAgent } from '../../agent/runLoop.ts';
 import { MAX_MESSAGE_CHARS } from '../../agent/constants.ts';
 import { ModelProviderError } from '../../errors/index.ts';
 import { toModelProviderError } from '../../model/providerErrors.ts';
@@ -47,16 +48,30 @@ export function chatRoutes(services: AppServices): Router {
     try {
       const result = await services.sessions.runExclusive(session.id, async () => {
         const startedAt = new Date();
-        const run = await runAgent({
-          model: services.model,
-          registry: services.registry,
-          systemPrompt: services.systemPrompt,
-          history: session.messages,
-          question: body.message,
-          toolContext: { catalog: services.catalog, data: services.data, knowledge: services.knowledge, logger },
-          signal,
-          ...(events ? { onEvent: events.send } : {}),
-        });
+        let run;
+        try {
+          run = await runAgent({
+            model: services.model,
+            registry: services.registry,
+            systemPrompt: services.systemPrompt,
+            history: session.messages,
+            question: body.message,
+            toolContext: { catalog: services.catalog, data: services.data, knowledge: services.knowledge, logger },
+            signal,
+            ...(events ? { onEvent: events.send } : {}),
+          });
+        } catch (error) {
+          // A provider failure keeps the question and the tool results so far; a client that left does not.
+          const progress = progressOf(error);
+          if (progress && ModelProviderError.isInstance(error) && !disconnected.signal.aborted) {
+            const note = `The model provider failed (${error.kind.replace('_', ' ')}): ${error.message} The question${progress.toolCalls.length ? ' and the tool results so far' : ''} are kept in this conversation; ask again to continue.`;
+            services.sessions.appendTurn(
+              session.id,
+              { messages: [...progress.messages, new AIMessage(note)], answer: note, finished: false, stopReason: 'provider_error', iterations: progress.iterations, toolCalls: progress.toolCalls, usage: progress.usage, question: body.message, startedAt, finishedAt: new Date() },
+            );
+          }
+          throw error;
+        }
         services.sessions.appendTurn(session.id, { ...run, question: body.message, startedAt, finishedAt: new Date() });
         return run;
       });
