@@ -17,6 +17,7 @@ import type { SqliteSessionStore } from '../sessions/sqliteSessionStore.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { metricsHandler, observeRequests } from '../observability/observe.ts';
+import { validateAgainstSpec } from './contract.ts';
 import { errorHandler, sendProblem } from './problem.ts';
 import { identifyCaller, requireApiKey } from './security/access.ts';
 import { ApiKeys } from './security/apiKeys.ts';
@@ -101,6 +102,7 @@ export function createApp(services: AppServices): Express {
   if (limiter) app.use(limiter);
   app.use(requireApiKey(apiKeys));
   app.use(express.json({ limit: BODY_LIMIT, strict: false }));
+  app.use(validateAgainstSpec(services.openApiPath));
   app.use(healthRoutes(services));
   app.get('/metrics', metricsHandler(metrics));
   app.use(toolRoutes(services));
