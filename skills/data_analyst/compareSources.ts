@@ -9,7 +9,7 @@ import { thresholdSchema } from '../../src/catalog/schema.ts';
 import type { ComparisonOutcome, KeyExpression, Thresholds } from '../../src/data/reconciliation.ts';
 import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts';
 import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
-import { checkFilterValuesExist } from './diagnose.ts';
+import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import { interpretComparison } from './interpretation.ts';
 import { comparisons, STORED_DIFFERENCES } from './comparisonStore.ts';
 import { DEFAULT_TOP_DIFFERENCES } from './limits.ts';

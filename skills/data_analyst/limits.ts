@@ -11,5 +11,3 @@ export const MAX_QUERY_ROWS = 500;
 export const MAX_ROWS_CHARS = 24_000;
 /** Largest differences compare_sources lists by default. */
 export const DEFAULT_TOP_DIFFERENCES = 10;
-/** Valid values listed when a filter value does not exist. */
-export const VALUE_CHOICES_LISTED = 50;

@@ -9,7 +9,7 @@ import type { WhereCondition } from '../../src/data/sql.ts';
 import { roundAmount } from '../../src/data/reconciliation.ts';
 import { defineTool, ToolError } from '../../src/skills/api.ts';
 import { closestMatch } from '../../src/shared/closestMatch.ts';
-import { checkFilterValuesExist } from './diagnose.ts';
+import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import { DEFAULT_QUERY_ROWS, MAX_QUERY_ROWS, MAX_ROWS_CHARS } from './limits.ts';
 
 const orderItem = z.strictObject({

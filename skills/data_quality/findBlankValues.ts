@@ -4,6 +4,7 @@
  * sit and example records to correct.
  */
 import { z } from 'zod';
+import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import type { Dimension, Source } from '../../src/catalog/catalog.ts';
 import { filtersSchema } from '../../src/catalog/filters.ts';
 import type { BlankDimension } from '../../src/data/dataQuality.ts';
@@ -12,7 +13,6 @@ import { formatAmount } from '../../src/shared/format.ts';
 import { BLANK_CONTEXTS, BLANK_EXAMPLES, PLACEHOLDER_VALUES } from './limits.ts';
 import {
   amountMeasure,
-  checkFilterValuesExist,
   contextDimensions,
   currencyDimension,
   describeValues,

@@ -9,12 +9,12 @@ import { filtersSchema } from '../../src/catalog/filters.ts';
 import type { DuplicateGroup, DuplicateOutcome, DuplicatePattern } from '../../src/data/dataQuality.ts';
 import type { WhereCondition } from '../../src/data/sql.ts';
 import { roundAmount } from '../../src/data/reconciliation.ts';
+import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts';
 import { formatAmount } from '../../src/shared/format.ts';
 import { DEFAULT_DUPLICATE_GROUPS, KEYS_PER_PATTERN, MAX_DUPLICATE_GROUPS, PATTERNS_SHOWN, PATTERNS_WITH_TOTALS, VALUES_PER_DIMENSION } from './limits.ts';
 import {
   amountMeasure,
-  checkFilterValuesExist,
   contextDimensions,
   currencyDimension,
   describeValues,

@@ -9,11 +9,12 @@ import { filtersSchema, type Condition } from '../../src/catalog/filters.ts';
 import { describePeriod } from '../../src/catalog/periods.ts';
 import type { PeriodTotal } from '../../src/data/dataQuality.ts';
 import { roundAmount } from '../../src/data/reconciliation.ts';
+import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts';
 import { formatAmount } from '../../src/shared/format.ts';
 import { DEFAULT_OUTLIER_THRESHOLD, DEFAULT_OUTLIERS, MAX_OUTLIERS, MAX_PERIOD_ROWS, MIN_DEVIATION_PERCENT, MIN_PERIODS } from './limits.ts';
 import { median, scoreSeries, type ScoredPoint } from './outliers.ts';
-import { checkFilterValuesExist, describeValues, listText, named, periodDimension, plural, resolveDimensions, resolveScope, technicalDimensions } from './scope.ts';
+import { describeValues, listText, named, periodDimension, plural, resolveDimensions, resolveScope, technicalDimensions } from './scope.ts';
 
 const input = z.strictObject({
   source: z.string().min(1).describe('source name from list_sources, e.g. fi_reporting'),

@@ -11,7 +11,6 @@ import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
 import { ToolError, type ToolContext } from '../../src/skills/api.ts';
 
 /** Values listed when a filter value does not exist. */
-const VALUE_CHOICES_LISTED = 50;
 
 export interface Scope {
   source: Source;
@@ -118,28 +117,6 @@ export function currencyDimension(source: Source, measure: Measure | undefined):
   return measure?.currencyDimension ? source.dimensions.get(measure.currencyDimension) : undefined;
 }
 
-/**
- * When a search finds nothing, tells a filter value that does not exist (an error the model
- * can fix, with the valid values and the closest) from an honest empty result.
- * @throws ToolError unknown_value for the first filter value absent from the source.
- */
-export async function checkFilterValuesExist(source: Source, conditions: readonly Condition[], context: ToolContext): Promise<void> {
-  for (const condition of conditions) {
-    if (condition.kind !== 'in') continue;
-    const { column, name } = condition.dimension;
-    for (const value of condition.values) {
-      if (await context.data.valueExists(source.table, column, value, context.signal)) continue;
-      const known = (await context.data.distinctValues(source.table, column, VALUE_CHOICES_LISTED + 1, context.signal)).filter((v): v is string => v !== null);
-      const listed = known.slice(0, VALUE_CHOICES_LISTED);
-      const closest = value === null ? undefined : closestMatch(value, listed);
-      const shown = value === null ? 'blank' : `'${value}'`;
-      throw new ToolError('unknown_value', `No row of '${source.name}' has ${name} = ${shown}.`, {
-        hint: `${closest ? `Did you mean '${closest}'? ` : ''}Values of ${name}: ${listed.map((v) => `'${v}'`).join(', ')}${known.length > listed.length ? ', …' : ''}.`,
-        details: { source: source.name, dimension: name, value, choices: listed, closest: closest ?? null },
-      });
-    }
-  }
-}
 
 /** "company 1000, period 2024012". */
 export function describeValues(values: Record<string, unknown>): string {

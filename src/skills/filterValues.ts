@@ -1,13 +1,15 @@
 /**
- * When a query comes back empty, finds out why: a filter value that does not exist at all
- * is an error the model can fix (with the valid values and the closest one); a combination
- * of existing values that matches nothing is an honest empty answer.
+ * A helper for skills: when a query comes back empty, finds out why. A filter value that does
+ * not exist at all is an error the model can fix (with the valid values and the closest one);
+ * a combination of existing values that matches nothing is an honest empty answer.
  */
-import type { Source } from '../../src/catalog/catalog.ts';
-import type { Condition } from '../../src/catalog/filters.ts';
-import { closestMatch } from '../../src/shared/closestMatch.ts';
-import { ToolError, type ToolContext } from '../../src/skills/api.ts';
-import { VALUE_CHOICES_LISTED } from './limits.ts';
+import type { Source } from '../catalog/catalog.ts';
+import type { Condition } from '../catalog/filters.ts';
+import { closestMatch } from '../shared/closestMatch.ts';
+import { ToolError, type ToolContext } from './api.ts';
+
+/** Valid values listed when a filter value does not exist. */
+const VALUE_CHOICES_LISTED = 50;
 
 /**
  * @throws ToolError unknown_value for the first filter value absent from the source.
