@@ -9,7 +9,7 @@
  * (toolResultSummary.ts); this module decides what is kept, summarised or dropped.
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import { cut, textOf, wireToolCalls } from './messageText.ts';
+import { cut, textOf, wireToolCalls } from '../shared/messageText.ts';
 import { CHARS_PER_TOKEN, estimateTokens, messageTokens, TOKENS_PER_REQUEST } from './tokenEstimate.ts';
 import { summariseToolResults, type SummarisedTurn } from './toolResultSummary.ts';
 

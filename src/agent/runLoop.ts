@@ -9,6 +9,7 @@ import type { BaseLanguageModelInput } from '@langchain/core/language_models/bas
 import { toModelProviderError } from '../model/providerErrors.ts';
 import type { ToolContext } from '../skills/api.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
+import { textOf } from '../shared/messageText.ts';
 import { HISTORY_TOKEN_BUDGET, MAX_MODEL_CALLS_PER_QUESTION, RECENT_TURNS_KEPT } from './constants.ts';
 import { fitHistory, isHistorySummary } from './contextWindow.ts';
 import { estimateTokens } from './tokenEstimate.ts';
@@ -74,7 +75,7 @@ async function answerQuestion(options: RunAgentOptions): Promise<AgentRunResult>
   const fitted = fitHistory(history, { maxTokens: HISTORY_TOKEN_BUDGET, keepRecentTurns: RECENT_TURNS_KEPT });
   const note = fitted.messages[0] && isHistorySummary(fitted.messages[0]) ? fitted.messages[0] : undefined;
   // One system message suits every chat template: the note about earlier turns joins the prompt.
-  const systemPrompt = note ? `${options.systemPrompt}\n\n${textOf(note as AIMessage)}` : options.systemPrompt;
+  const systemPrompt = note ? `${options.systemPrompt}\n\n${textOf(note.content)}` : options.systemPrompt;
   const context = note ? fitted.messages.slice(1) : fitted.messages;
   const usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0, prompt_tokens: estimateTokens(prepareMessages(systemPrompt, context, turn)) };
   if (fitted.droppedTurns || fitted.summarisedToolResults) {
@@ -103,7 +104,7 @@ async function answerQuestion(options: RunAgentOptions): Promise<AgentRunResult>
     turn.push(message);
     if (!hasToolCalls(reply)) {
       // Some local models end a turn with no text at all; the user still gets the findings.
-      const written = textOf(message).trim();
+      const written = textOf(message.content).trim();
       const answer = written || summariseFindings(toolCalls, 'The model finished without writing an answer.');
       if (!written) options.onEvent?.({ type: 'token', text: answer });
       return { answer, finished: true, stopReason: 'completed', iterations, toolCalls, usage, messages: turn };
@@ -130,7 +131,7 @@ async function streamReply(model: ChatModelWithTools, messages: BaseMessage[], s
   for await (const chunk of await model.stream(messages, { signal })) {
     const piece = chunk as unknown as AIMessageChunk;
     whole = whole ? whole.concat(piece) : piece;
-    const text = typeof piece.content === 'string' ? piece.content : textOf(piece as unknown as AIMessage);
+    const text = textOf(piece.content);
     if (text) onEvent({ type: 'token', text });
   }
   if (!whole) throw new Error('the model stream ended without a message');
@@ -150,13 +151,6 @@ function addUsage(usage: Usage, message: AIMessage): void {
   usage.input_tokens += metadata.input_tokens ?? 0;
   usage.output_tokens += metadata.output_tokens ?? 0;
   usage.total_tokens += metadata.total_tokens ?? (metadata.input_tokens ?? 0) + (metadata.output_tokens ?? 0);
-}
-
-function textOf(message: AIMessage): string {
-  if (typeof message.content === 'string') return message.content;
-  return message.content
-    .map((part) => (typeof part === 'string' ? part : part.type === 'text' && 'text' in part ? String(part.text) : ''))
-    .join('');
 }
 
 /** What a question had achieved when the model provider failed: kept so the turn is not lost. */

@@ -7,7 +7,7 @@
  * errs on the safe side (0–28% high) and never under-counts a realistic tool result.
  */
 import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import { contentChars, wireToolCalls } from './messageText.ts';
+import { contentChars, wireToolCalls } from '../shared/messageText.ts';
 
 /** Characters per token of the estimate; see the module comment for how it was chosen. */
 export const CHARS_PER_TOKEN = 3.2;

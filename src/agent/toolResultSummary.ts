@@ -7,7 +7,7 @@
  */
 import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { formatAmount } from '../shared/format.ts';
-import { cut, isObject, oneLine, textOf, wireToolCalls, type Json } from './messageText.ts';
+import { cut, isObject, oneLine, textOf, wireToolCalls, type Json } from '../shared/messageText.ts';
 
 /** Longest summary of one tool result, in characters. */
 const MAX_TOOL_SUMMARY_CHARS = 300;

@@ -7,6 +7,7 @@ import { BaseChatModel, type BaseChatModelParams } from '@langchain/core/languag
 import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import type { Catalog } from '../../catalog/catalog.ts';
+import { textOf } from '../../shared/messageText.ts';
 import { nextStep, type CompletedCall } from './planner.ts';
 import { dataQualityKinds, parseQuestion, type ParsedQuestion } from './questionParser.ts';
 
@@ -90,10 +91,10 @@ export class OfflineChatModel extends BaseChatModel {
    * inherits the previous question's intent, with its own filters taking precedence.
    */
   private understand(messages: BaseMessage[], humanIndexes: number[]): ParsedQuestion {
-    const current = parseQuestion(textOf(messages[humanIndexes.at(-1)!]!), this.catalog);
+    const current = parseQuestion(textOf(messages[humanIndexes.at(-1)!]!.content), this.catalog);
     const previousIndex = humanIndexes.at(-2);
     if (current.sources.length > 0 || current.kind === 'list_sources' || previousIndex === undefined) return current;
-    const previous = parseQuestion(textOf(messages[previousIndex]!), this.catalog);
+    const previous = parseQuestion(textOf(messages[previousIndex]!.content), this.catalog);
     if (previous.kind === 'unsupported' || previous.kind === 'list_sources') return current;
     // A new check or comparison of "the same data": keep its kind, take the previous source and scope.
     if (current.kind === 'compare_versions' || dataQualityKinds.includes(current.kind)) return { ...current, sources: previous.sources.slice(0, 1), filters: { ...previous.filters, ...current.filters } };
@@ -123,7 +124,7 @@ function completedCalls(turn: BaseMessage[]): CompletedCall[] {
       if (!call) continue;
       let result: unknown;
       try {
-        result = JSON.parse(textOf(message));
+        result = JSON.parse(textOf(message.content));
       } catch {
         result = { error: { code: 'malformed_result', message: 'The tool result was not JSON.' } };
       }
@@ -133,13 +134,9 @@ function completedCalls(turn: BaseMessage[]): CompletedCall[] {
   return done;
 }
 
-function textOf(message: BaseMessage): string {
-  return typeof message.content === 'string' ? message.content : message.content.map((part) => ('text' in part ? String(part.text) : '')).join('');
-}
-
 /** Rough token counts (4 characters per token), so usage is reported for offline runs too. */
 function estimateUsage(messages: BaseMessage[], output: string) {
-  const input_tokens = Math.ceil(messages.reduce((sum, m) => sum + textOf(m).length, 0) / 4);
+  const input_tokens = Math.ceil(messages.reduce((sum, m) => sum + textOf(m.content).length, 0) / 4);
   const output_tokens = Math.ceil(output.length / 4);
   return { input_tokens, output_tokens, total_tokens: input_tokens + output_tokens };
 }
