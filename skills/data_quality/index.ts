@@ -3,10 +3,12 @@
  * twice), blank or placeholder dimension values, and periods whose totals deviate sharply.
  */
 import { defineSkill } from '../../src/skills/api.ts';
+import { questions } from './questions.ts';
 import { findBlankValues } from './findBlankValues.ts';
 import { findDuplicates } from './findDuplicates.ts';
 import { findOutlierPeriods } from './findOutlierPeriods.ts';
 
 export default defineSkill({
   tools: [findDuplicates, findBlankValues, findOutlierPeriods],
+  questions,
 });

@@ -13,6 +13,10 @@ export interface Dimension {
   description: string;
   examples: string[];
   cardinality: 'low' | 'high';
+  /** Other words for the dimension, from the catalog. */
+  synonyms: string[];
+  /** Business names of values: value → [label, other names…]. */
+  values: Map<string, string[]>;
 }
 
 export interface Measure {
@@ -26,6 +30,8 @@ export interface Measure {
   /** A fixed currency (e.g. group currency). */
   currency: string | undefined;
   unit: string | undefined;
+  /** Other words for the measure, from the catalog. */
+  synonyms: string[];
 }
 
 export type FilterScalar = string | number | boolean;
@@ -39,6 +45,8 @@ export interface Source {
   measures: Map<string, Measure>;
   defaultMeasures: string[];
   defaultFilters: Record<string, FilterScalar | FilterScalar[]>;
+  /** Dimensions the source does not store because every row has one value, e.g. version ACTUAL. */
+  implied: Record<string, string>;
 }
 
 export interface Catalog {
@@ -46,6 +54,8 @@ export interface Catalog {
   groupCurrency: string | undefined;
   defaultAlignOn: string[];
   thresholds: Thresholds;
+  /** Subjects the data does not hold, with the reason (declined plainly when asked about). */
+  notHeld: { terms: string[]; reason: string }[];
   /** Where the catalog was read from, for messages. */
   path: string;
 }
@@ -57,7 +67,16 @@ export function buildCatalog(document: CatalogDocument, path: string): Catalog {
     const dimensions = new Map<string, Dimension>(
       Object.entries(source.dimensions).map(([dimensionName, d]) => [
         dimensionName,
-        { name: dimensionName, column: d.column, type: d.type, description: d.description, examples: d.examples, cardinality: d.cardinality },
+        {
+          name: dimensionName,
+          column: d.column,
+          type: d.type,
+          description: d.description,
+          examples: d.examples,
+          cardinality: d.cardinality,
+          synonyms: d.synonyms,
+          values: new Map(Object.entries(d.values)),
+        },
       ]),
     );
     const measures = new Map<string, Measure>(
@@ -71,6 +90,7 @@ export function buildCatalog(document: CatalogDocument, path: string): Catalog {
           currencyDimension: m.currency_dimension,
           currency: m.currency,
           unit: m.unit,
+          synonyms: m.synonyms,
         },
       ]),
     );
@@ -83,6 +103,7 @@ export function buildCatalog(document: CatalogDocument, path: string): Catalog {
       measures,
       defaultMeasures: source.defaults.measures ?? [measures.keys().next().value as string],
       defaultFilters: source.defaults.filters ?? {},
+      implied: source.implied,
     });
   }
   return {
@@ -90,6 +111,7 @@ export function buildCatalog(document: CatalogDocument, path: string): Catalog {
     groupCurrency: document.group_currency,
     defaultAlignOn: document.comparison.default_align_on,
     thresholds: document.comparison.thresholds,
+    notHeld: document.not_held,
     path,
   };
 }
@@ -125,6 +147,11 @@ export function findDimension(source: Source, name: string): Dimension {
     hint: suggestionHint(name, choices),
     details: { source: source.name, choices, closest: closestMatch(name, choices) ?? null },
   });
+}
+
+/** The business name of a dimension value ("3000" → "Contoso UK Ltd"), if the catalog gives one. */
+export function valueLabel(source: Source, dimension: string, value: string): string | undefined {
+  return source.dimensions.get(dimension)?.values.get(value)?.[0];
 }
 
 /** The unit a measure's values are in, for a given row currency (if any). */

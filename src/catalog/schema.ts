@@ -21,6 +21,10 @@ const dimensionSchema = z.strictObject({
   examples: z.array(scalar.transform(String)).default([]),
   /** `high` for near-unique values (document numbers): comparisons on it skip pre-aggregation. */
   cardinality: z.enum(['low', 'high']).default('low'),
+  /** Other words people use for the dimension ("entity", "cost centre"); the offline model understands them. */
+  synonyms: z.array(z.string().min(1)).default([]),
+  /** Business names of values: value → [label, other names…] (company 3000 → "Contoso UK Ltd", "Contoso UK"). */
+  values: z.record(z.string(), z.array(z.string().min(1)).min(1)).default({}),
 });
 
 const measureSchema = z
@@ -31,6 +35,8 @@ const measureSchema = z
     currency_dimension: logicalName.optional(),
     currency: z.string().regex(/^[A-Z]{3}$/, { error: 'must be an ISO currency code such as EUR' }).optional(),
     unit: z.string().min(1).optional(),
+    /** Other words people use for the measure ("value", "P&L result"). */
+    synonyms: z.array(z.string().min(1)).default([]),
   })
   .refine((m) => m.aggregation === 'count' || m.column !== undefined, {
     error: 'needs a column (only aggregation: count may omit it)',
@@ -47,6 +53,8 @@ const sourceSchema = z.strictObject({
   /** Other names people use for the source ("FI", "BPC"); the offline model understands them. */
   aliases: z.array(z.string().min(1)).default([]),
   table: identifier,
+  /** Dimensions the source does not store because every row has one value (FI holds only ACTUAL: `{version: ACTUAL}`). */
+  implied: z.record(logicalName, scalar.transform(String)).default({}),
   dimensions: z.record(logicalName, dimensionSchema).refine((d) => Object.keys(d).length > 0, { error: 'needs at least one dimension' }),
   measures: z.record(logicalName, measureSchema).refine((m) => Object.keys(m).length > 0, { error: 'needs at least one measure' }),
   defaults: z
@@ -75,6 +83,11 @@ export const catalogSchema = z.strictObject({
         }),
     }),
   sources: z.record(logicalName, sourceSchema).refine((s) => Object.keys(s).length > 0, { error: 'needs at least one source' }),
+  /**
+   * What the data does not hold ("cash balance", "balance sheet"), with the reason: questions
+   * about it are declined plainly instead of being answered with a figure that is not it.
+   */
+  not_held: z.array(z.strictObject({ terms: z.array(z.string().min(1)).min(1), reason: z.string().min(1) })).default([]),
 });
 
 export type CatalogDocument = z.infer<typeof catalogSchema>;

@@ -22,7 +22,7 @@ export function createChatModel(config: ServiceConfig['model'], catalog: Catalog
     function: { name: entry.tool.name, description: entry.tool.description, parameters: entry.inputSchema },
   }));
   if (config.provider === 'offline') {
-    return { model: new OfflineChatModel({ catalog }).bindTools(tools), description: { provider: 'offline', name: OfflineChatModel.modelName } };
+    return { model: new OfflineChatModel({ catalog, forms: registry.skills.flatMap((skill) => skill.questions ?? []) }).bindTools(tools), description: { provider: 'offline', name: OfflineChatModel.modelName } };
   }
   const chat = new ChatOpenAI({
     model: config.modelName,

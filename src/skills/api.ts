@@ -8,7 +8,11 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { DataAccess } from '../data/dataAccess.ts';
 import type { Logger } from '../logging/logger.ts';
 
+import type { QuestionForm } from './questionForms.ts';
+
 export { ToolError } from '../errors/index.ts';
+export { defineQuestionForm } from './questionForms.ts';
+export type { CompletedCall, FilterValue, FormContext, PlanStep, PlannedCall, QuestionForm, Understanding } from './questionForms.ts';
 
 /** What a tool handler can use: the catalog, the read-only data layer, a logger, and a cancel signal. */
 export interface ToolContext {
@@ -54,6 +58,8 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
 
 export interface SkillModule {
   tools: ToolDefinition[];
+  /** Question forms the embedded offline model answers with these tools (see questionForms.ts). */
+  questions?: QuestionForm[];
 }
 
 /** Declares one tool, keeping the handler's argument typed by its schema. */

@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { ConfigurationError } from '../errors/index.ts';
 import { closestMatch } from '../shared/closestMatch.ts';
 import type { SkillModule, ToolDefinition } from './api.ts';
+import type { QuestionForm } from './questionForms.ts';
 import { parseManifest } from './manifest.ts';
 import { toolShapeProblems } from './toolShape.ts';
 
@@ -28,6 +29,8 @@ export interface Skill {
   instructions: string;
   directory: string;
   tools: ToolDefinition[];
+  /** The question forms the offline model answers with this skill's tools. */
+  questions?: QuestionForm[];
 }
 
 export interface LoadSkillsOptions {
@@ -99,7 +102,7 @@ async function loadSkill(directory: string, fresh: boolean): Promise<Skill> {
     tools: [],
   };
   if (!manifest.enabled) return { ...skill, disabledBy: 'manifest' };
-  return { ...skill, tools: await importTools(directory, fresh) };
+  return { ...skill, ...(await importSkillParts(directory, fresh)) };
 }
 
 /** A skill SKILLS_DISABLED names: nothing is imported, and a broken SKILL.md does not stop startup. */
@@ -121,8 +124,8 @@ function disabledByConfig(directory: string): Skill {
   };
 }
 
-/** Imports `index.ts` and checks its default export. */
-export async function importTools(directory: string, fresh = false): Promise<ToolDefinition[]> {
+/** Imports `index.ts` and checks its default export: the tools and the offline question forms. */
+async function importSkillParts(directory: string, fresh: boolean): Promise<{ tools: ToolDefinition[]; questions: QuestionForm[] }> {
   const folder = path.basename(directory);
   const modulePath = path.join(directory, 'index.ts');
   if (!existsSync(modulePath)) throw new ConfigurationError(`Skill ${folder}: ${modulePath} is missing (it declares the tools).`);
@@ -143,7 +146,14 @@ export async function importTools(directory: string, fresh = false): Promise<Too
       throw new ConfigurationError(`${modulePath} tools[${index}]${name}: ${problems.join('; ')}.`);
     }
   });
-  return tools;
+  const questions = module.default?.questions ?? [];
+  questions.forEach((form: unknown, index) => {
+    const shape = form as Partial<QuestionForm> | null;
+    if (!shape || typeof shape.name !== 'string' || typeof shape.score !== 'function' || typeof shape.plan !== 'function' || !Array.isArray(shape.examples)) {
+      throw new ConfigurationError(`${modulePath} questions[${index}]: a question form needs a name, examples, score() and plan() (see defineQuestionForm).`);
+    }
+  });
+  return { tools, questions };
 }
 
 let freshImports = 0;

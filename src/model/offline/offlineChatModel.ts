@@ -1,34 +1,56 @@
 /**
- * The embedded offline model: a deterministic planner behind LangChain's chat-model
- * interface. It reads the catalog, turns common question forms into real tool calls through
- * the same agent loop as a hosted model, and writes the answer from the tool results.
+ * The embedded offline model: a deterministic reader of questions behind LangChain's
+ * chat-model interface. It reads each question against the catalog and the skills' question
+ * forms (understand.ts), carries the conversation's slots from turn to turn (conversation.ts),
+ * lets the best-fitting form plan real tool calls through the same agent loop as a hosted
+ * model, and words the answer from the results. It never answers a broader question than
+ * was asked: words it cannot place, periods it cannot date and constraints a source cannot
+ * take are asked back. It knows no tool by name; the forms do.
  */
 import { BaseChatModel, type BaseChatModelParams } from '@langchain/core/language_models/chat_models';
 import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import type { Catalog } from '../../catalog/catalog.ts';
 import { textOf } from '../../shared/messageText.ts';
-import { nextStep, type CompletedCall } from './planner.ts';
-import { dataQualityKinds, parseQuestion, type ParsedQuestion } from './questionParser.ts';
+import type { CompletedCall, QuestionForm, Understanding } from '../../skills/questionForms.ts';
+import { previousState, resolve, STATE_KEY, stateOf, type ConversationState } from './conversation.ts';
+import { actionReply, capabilitiesReply, clarificationReply, notHeldReply, relativePeriodReply, tooLongReply } from './replies.ts';
+import { MAX_QUESTION_CHARACTERS } from './tokens.ts';
+import { understand, type Reading } from './understand.ts';
+import { buildVocabulary, type Vocabulary } from './vocabulary.ts';
 
 type ToolDefinitionLike = { type?: string; function?: { name: string }; name?: string };
 
 export interface OfflineChatModelOptions extends BaseChatModelParams {
   catalog: Catalog;
-  /** Names of the tools bound with bindTools; the planner only calls these. */
+  /** The skills' question forms; the model answers only these. */
+  forms?: readonly QuestionForm[];
+  /** Names of the tools bound with bindTools; the forms only call these. */
   toolNames?: string[];
 }
 
-/** A chat model that needs no network: answers the question forms described in the README. */
+/** Chooses, in a turn, the form and the question it answers. */
+interface TurnPlan {
+  question: Understanding;
+  form: QuestionForm | undefined;
+  reply?: string;
+  corrections: Reading['corrections'];
+}
+
+/** A chat model that needs no network: answers the question forms the skills declare. */
 export class OfflineChatModel extends BaseChatModel {
   static readonly modelName = 'offline-planner';
   private readonly catalog: Catalog;
+  private readonly forms: readonly QuestionForm[];
   private readonly toolNames: string[];
+  private readonly vocabulary: Vocabulary;
 
   constructor(options: OfflineChatModelOptions) {
     super(options);
     this.catalog = options.catalog;
+    this.forms = options.forms ?? [];
     this.toolNames = options.toolNames ?? [];
+    this.vocabulary = buildVocabulary(this.catalog, this.forms);
   }
 
   _llmType(): string {
@@ -38,7 +60,7 @@ export class OfflineChatModel extends BaseChatModel {
   /** Returns a model that may call the given tools (OpenAI function format or named tools). */
   override bindTools(tools: ToolDefinitionLike[]): OfflineChatModel {
     const names = tools.map((tool) => tool.function?.name ?? tool.name).filter((name): name is string => typeof name === 'string');
-    return new OfflineChatModel({ catalog: this.catalog, toolNames: names });
+    return new OfflineChatModel({ catalog: this.catalog, forms: this.forms, toolNames: names });
   }
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
@@ -64,7 +86,8 @@ export class OfflineChatModel extends BaseChatModel {
     for (let index = 0; index < pieces.length; index += 1) {
       if (options.signal?.aborted) return;
       const last = index === pieces.length - 1;
-      yield new ChatGenerationChunk({ text: pieces[index]!, message: new AIMessageChunk({ content: pieces[index]!, ...(last ? { usage_metadata: message.usage_metadata } : {}) }) });
+      const extra = last ? { usage_metadata: message.usage_metadata, response_metadata: message.response_metadata } : {};
+      yield new ChatGenerationChunk({ text: pieces[index]!, message: new AIMessageChunk({ content: pieces[index]!, ...extra }) });
     }
   }
 
@@ -72,45 +95,63 @@ export class OfflineChatModel extends BaseChatModel {
     const humanIndexes = messages.flatMap((m, index) => (HumanMessage.isInstance(m) ? [index] : []));
     const current = humanIndexes.at(-1);
     if (current === undefined) return this.answer('Ask me a question about the data.', messages);
-    const question = this.understand(messages, humanIndexes);
+    const human = messages[current]!;
+    const locale = typeof human.additional_kwargs?.locale === 'string' ? human.additional_kwargs.locale : 'en-US';
+    const previous = previousState(messages, current);
+    const turn = this.plan(textOf(human.content), previous);
+    if (turn.reply !== undefined || !turn.form) return this.answer(turn.reply ?? capabilitiesReply(this.forms, this.catalog), messages, previous);
     const done = completedCalls(messages.slice(current + 1));
-    const step = nextStep(question, done, this.catalog);
-    if ('answer' in step) return this.answer(step.answer, messages);
+    const step = turn.form.plan(turn.question, done, { catalog: this.catalog, locale, tools: this.toolNames });
+    if ('clarify' in step) return this.answer(step.clarify, messages, previous);
+    if ('answer' in step) return this.answer(withCorrections(step.answer, turn.corrections), messages, stateOf(turn.question, turn.form.name));
     const missing = step.toolCalls.find((call) => !this.toolNames.includes(call.name));
-    if (missing) return this.answer(`I would need the tool '${missing.name}', which is not available.`, messages);
-    const turn = messages.length;
+    if (missing) return this.answer(`I would need the tool '${missing.name}', which is not available.`, messages, previous);
     return new AIMessage({
       content: '',
-      tool_calls: step.toolCalls.map((call, index) => ({ id: `call_offline_${turn}_${index}`, name: call.name, args: call.args, type: 'tool_call' as const })),
+      tool_calls: step.toolCalls.map((call, index) => ({ id: `call_offline_${messages.length}_${index}`, name: call.name, args: call.args, type: 'tool_call' as const })),
       usage_metadata: estimateUsage(messages, JSON.stringify(step.toolCalls)),
     });
   }
 
-  /**
-   * Parses the latest question; a follow-up that names no source ("and for company 2000?")
-   * inherits the previous question's intent, with its own filters taking precedence.
-   */
-  private understand(messages: BaseMessage[], humanIndexes: number[]): ParsedQuestion {
-    const current = parseQuestion(textOf(messages[humanIndexes.at(-1)!]!.content), this.catalog);
-    const previousIndex = humanIndexes.at(-2);
-    if (current.sources.length > 0 || current.kind === 'list_sources' || previousIndex === undefined) return current;
-    const previous = parseQuestion(textOf(messages[previousIndex]!.content), this.catalog);
-    if (previous.kind === 'unsupported' || previous.kind === 'list_sources') return current;
-    // A new check or comparison of "the same data": keep its kind, take the previous source and scope.
-    if (current.kind === 'compare_versions' || dataQualityKinds.includes(current.kind)) return { ...current, sources: previous.sources.slice(0, 1), filters: { ...previous.filters, ...current.filters } };
-    return {
-      ...previous,
-      filters: { ...previous.filters, ...current.filters },
-      dimensions: current.dimensions.length ? current.dimensions : previous.dimensions,
-      measure: current.measure ?? previous.measure,
-      why: current.why || previous.why,
-      blankDimensions: current.blankDimensions.length ? current.blankDimensions : previous.blankDimensions,
-    };
+  /** Reads the question, resolves it against the conversation, and picks the form, or a reply of the core's own. */
+  private plan(text: string, previous: ConversationState | undefined): TurnPlan {
+    const reading = understand(text, this.vocabulary);
+    const none = { question: reading, form: undefined, corrections: reading.corrections };
+    if (reading.tooLong) return { ...none, reply: tooLongReply(MAX_QUESTION_CHARACTERS) };
+    if (reading.action) return { ...none, reply: actionReply(reading.action) };
+    if (reading.notHeld.length) return { ...none, reply: notHeldReply(reading.notHeld) };
+    const asksNothing = reading.sources.length === 0 && Object.keys(reading.filters).length === 0 && reading.measure === undefined && reading.unknown.length === 0;
+    const kinds = [...reading.intents].filter((intent) => !['thanks', 'capabilities', 'why'].includes(intent));
+    if (asksNothing && kinds.length === 0 && (reading.intents.has('thanks') || reading.intents.has('capabilities'))) {
+      const opening = reading.intents.has('thanks') && !reading.intents.has('capabilities') ? "You're welcome. If you have another question, these are the kinds I answer:" : undefined;
+      return { ...none, reply: capabilitiesReply(this.forms, this.catalog, opening) };
+    }
+    const { question } = resolve(reading, previous);
+    const ranked = this.forms
+      .map((form) => ({ form, score: form.score(question, this.catalog) }))
+      .filter((entry) => entry.score > 0)
+      .sort((x, y) => y.score - x.score);
+    const form = ranked[0]?.form;
+    if (!form) {
+      const understoodNothing = question.sources.length === 0 && Object.keys(question.filters).length === 0 && question.measure === undefined;
+      if (reading.unknown.length && !understoodNothing) return { ...none, question, reply: clarificationReply(question, this.vocabulary) };
+      const words = [...new Set(reading.unknown)].slice(0, 4).map((w) => `'${w}'`).join(', ');
+      return { ...none, question, reply: capabilitiesReply(this.forms, this.catalog, `I'm the built-in offline model and I'm not sure what you are asking${words ? ` (I could not place ${words})` : ''}. These are the kinds of questions I answer:`) };
+    }
+    if (!form.freeText && reading.unknown.length) return { ...none, question, reply: clarificationReply(question, this.vocabulary) };
+    if (!form.freeText && reading.relativePeriods.length) return { ...none, question, reply: relativePeriodReply(question, reading.relativePeriods) };
+    return { question, form, corrections: reading.corrections };
   }
 
-  private answer(text: string, messages: BaseMessage[]): AIMessage {
-    return new AIMessage({ content: text, usage_metadata: estimateUsage(messages, text) });
+  private answer(text: string, messages: BaseMessage[], state?: ConversationState): AIMessage {
+    return new AIMessage({ content: text, usage_metadata: estimateUsage(messages, text), response_metadata: state ? { [STATE_KEY]: state } : {} });
   }
+}
+
+/** Says how misspelt words were read, so a reader can check it. */
+function withCorrections(answer: string, corrections: Reading['corrections']): string {
+  if (corrections.length === 0) return answer;
+  return `(I read ${corrections.map((c) => `'${c.from}' as '${c.to}'`).join(', ')}.)\n${answer}`;
 }
 
 /** Pairs this turn's tool calls with their results. */

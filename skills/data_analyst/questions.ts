@@ -1,0 +1,160 @@
+/**
+ * The questions the embedded offline model answers with the data_analyst tools: which
+ * sources exist, totals and breakdowns, comparisons of two sources and of two versions of
+ * one source (followed by an explanation when they differ). Each form answers exactly what
+ * was asked: a constraint a source cannot take is asked back, never dropped.
+ */
+import type { Catalog } from '../../src/catalog/catalog.ts';
+import { errorAnswer, textFormat } from '../../src/skills/answerText.ts';
+import { defineQuestionForm, type CompletedCall, type FilterValue, type PlanStep, type Understanding } from '../../src/skills/api.ts';
+import { scopeOn, sourceFor, sourcesWith } from '../../src/skills/questionScope.ts';
+import { comparisonAnswer, netAnswer, queryAnswer, sourcesAnswer } from './answers.ts';
+
+const dataQualityIntents = ['duplicates', 'blanks', 'outliers'];
+/** A question about meaning (no period or company to read figures for) goes to the knowledge search. */
+const aboutMeaning = (q: Understanding) => q.intents.has('meaning') && q.filters.period === undefined && q.filters.company === undefined;
+const otherKind = (q: Understanding) => dataQualityIntents.some((intent) => q.intents.has(intent)) || aboutMeaning(q);
+
+export const listSourcesForm = defineQuestionForm({
+  name: 'list_sources',
+  intents: { list_sources: ['sources', 'data sources', 'which sources', 'what sources', 'tables', 'datasets', 'data sets', 'what data', 'which data', 'available data', 'list sources', 'list the sources'] },
+  examples: ['Which sources are available?'],
+  score: (q) => (q.intents.has('list_sources') && q.sources.length === 0 && Object.keys(q.filters).length === 0 && !q.measure ? 10 : 0),
+  plan: (_q, done) => (done.length === 0 ? { toolCalls: [{ name: 'list_sources', args: {} }] } : failed(done) ?? { answer: sourcesAnswer(done[0]!.result) }),
+});
+
+export const queryForm = defineQuestionForm({
+  name: 'query',
+  examples: ['Total amount in fi_reporting for company 1000 in December 2024', 'Revenue of Contoso UK by month in Q4 2024'],
+  score: (q) => {
+    if (q.sources.length > 1 || otherKind(q) || q.intents.has('compare') || q.intents.has('variance')) return 0;
+    return q.sources.length === 1 || q.measure !== undefined || Object.keys(q.filters).length > 0 || q.groupBy.length > 0 ? 1 : 0;
+  },
+  plan: (q, done, context) => {
+    const f = textFormat(context.locale);
+    const sourceName = sourceFor(q, context.catalog);
+    if (!sourceName) return { clarify: noSourceFor(q, context.catalog) };
+    const source = context.catalog.sources.get(sourceName)!;
+    const scope = scopeOn(source, q.filters);
+    if (scope.problem) return { clarify: `${scope.problem} ${alternatives(q, context.catalog)}` };
+    if (q.measure && !source.measures.has(q.measure)) return { clarify: `${source.name} has no measure ${q.measure}; it has ${[...source.measures.keys()].join(', ')}.` };
+    const missingGroup = q.groupBy.find((d) => !source.dimensions.has(d));
+    if (missingGroup) return { clarify: `${source.name} cannot be broken down by ${missingGroup.replace(/_/g, ' ')}; its dimensions are ${[...source.dimensions.keys()].join(', ')}.` };
+    // "Does the elimination net to zero?": a net across currencies is only meaningful in the group currency.
+    const net = q.intents.has('net');
+    const fixed = [...source.measures.values()].find((m) => m.currency !== undefined);
+    const measure = q.measure ?? (net && fixed ? fixed.name : undefined);
+    const args = {
+      source: source.name,
+      ...(measure ? { measures: [measure] } : {}),
+      ...(q.groupBy.length ? { dimensions: q.groupBy } : {}),
+      ...(Object.keys(scope.filters).length ? { filters: scope.filters } : {}),
+    };
+    // The net, and what it is made of: the total, then the values of the listed dimension.
+    const listed = Object.entries(scope.filters).find(([, value]) => Array.isArray(value))?.[0];
+    if (done.length === 0) {
+      if (net && listed && !q.groupBy.length) return { toolCalls: [{ name: 'query_source', args }, { name: 'query_source', args: { ...args, dimensions: [listed] } }] };
+      return { toolCalls: [{ name: 'query_source', args }] };
+    }
+    const failure = failed(done);
+    if (failure) return failure;
+    if (done.length === 2) return { answer: netAnswer(done[0]!.result, done[1]!.result, f) };
+    return { answer: queryAnswer(done[0]!.result, f) };
+  },
+});
+
+export const compareSourcesForm = defineQuestionForm({
+  name: 'compare_sources',
+  intents: {
+    compare: ['compare', 'comparison', 'compared', 'versus', 'vs', 'against', 'differ', 'differs', 'different', 'difference', 'differences', 'reconcile', 'reconciliation', 'reconciling', 'reconciles', 'gap', 'gaps', 'mismatch', 'match', 'matches', 'tie out', 'ties out', 'agree', 'agrees', 'deviation', 'deviate', 'discrepancy', 'discrepancies', 'higher than', 'lower than', 'higher', 'lower', 'off by'],
+  },
+  examples: ['Why does FI differ from BPC for company 1000 in December 2024?', 'Compare consolidation_mart with bpc_reporting in group currency for company 2000 in June'],
+  score: (q) => (q.sources.length >= 2 && !otherKind(q) ? 8 : q.intents.has('compare') && q.sources.length < 2 && q.versions.length < 2 && !q.intents.has('variance') && q.periods.length < 2 && !otherKind(q) ? 3 : 0),
+  plan: (q, done, context) => {
+    if (q.sources.length < 2) return { clarify: `Which two sources should I compare? I know ${[...context.catalog.sources.keys()].join(', ')}.${q.sources[0] ? ` You named ${q.sources[0]}.` : ''}` };
+    const [a, b] = q.sources as [string, string];
+    const sourceA = context.catalog.sources.get(a)!;
+    const sourceB = context.catalog.sources.get(b)!;
+    const scopeA = scopeOn(sourceA, q.filters);
+    const scopeB = scopeOn(sourceB, q.filters);
+    const problem = scopeA.problem ?? scopeB.problem;
+    if (problem) return { clarify: problem };
+    const measure = commonMeasure(context.catalog, a, b, q.measure);
+    if (!measure) return { clarify: q.measure ? `${q.measure} is not a measure of both ${a} and ${b}.` : `${a} and ${b} have no measure in common.` };
+    const filters = sameFilters(scopeA.filters, scopeB.filters);
+    const call = { name: 'compare_sources', args: { source_a: a, source_b: b, measure, ...(filters ? { filters } : { filters_a: scopeA.filters, filters_b: scopeB.filters }) } };
+    return comparisonSteps(call, done, context.locale);
+  },
+});
+
+export const compareVersionsForm = defineQuestionForm({
+  name: 'compare_versions',
+  intents: { variance: ['variance', 'variances', 'budget variance', 'over budget', 'under budget', 'against budget', 'vs budget', 'versus budget', 'against plan', 'vs plan', 'plan vs actual', 'budget vs actual', 'actual vs budget', 'on budget', 'on plan', 'within budget'] },
+  examples: ['Actual vs budget in consolidation_mart for company 3000 in November 2024'],
+  score: (q) => {
+    if (q.sources.length > 1 || otherKind(q)) return 0;
+    const versions = q.versions.length >= 2 || ((q.intents.has('compare') || q.intents.has('variance')) && q.versions.some((v) => v !== 'ACTUAL'));
+    return versions || q.intents.has('variance') ? 7 : 0;
+  },
+  plan: (q, done, context) => {
+    const named = q.sources[0];
+    const withVersions = sourcesWith(context.catalog, 'version');
+    if (named && !context.catalog.sources.get(named)!.dimensions.has('version')) {
+      return { clarify: `${named} has no versions (it holds actuals only), so it has no budget to compare with. Versions are in ${withVersions.join(' and ')}.` };
+    }
+    const { version: _version, ...rest } = q.filters;
+    if (!named && Object.keys(rest).length === 0) return { clarify: `Which source and scope should I compare versions in? For example "actual vs budget in ${withVersions[0]} for company 1000 in 2024".` };
+    const source = named ?? sourceFor({ ...q, filters: rest }, context.catalog, ['version']);
+    if (!source) return { clarify: `No source has versions and ${Object.keys(rest).join(', ')}.` };
+    const scope = scopeOn(context.catalog.sources.get(source)!, rest);
+    if (scope.problem) return { clarify: scope.problem };
+    const versions = q.versions.length >= 2 ? q.versions : ['ACTUAL', q.versions.find((v) => v !== 'ACTUAL') ?? 'BUDGET'];
+    const measure = commonMeasure(context.catalog, source, source, q.measure);
+    const args = { source_a: source, source_b: source, measure, ...(Object.keys(scope.filters).length ? { filters: scope.filters } : {}), filters_a: { version: versions[0] }, filters_b: { version: versions[1] } };
+    return comparisonSteps({ name: 'compare_sources', args }, done, context.locale);
+  },
+});
+
+export const questions = [listSourcesForm, queryForm, compareSourcesForm, compareVersionsForm];
+
+/** Compare, then explain when they differ, then answer. */
+function comparisonSteps(call: { name: string; args: Record<string, unknown> }, done: readonly CompletedCall[], locale: string): PlanStep {
+  if (done.length === 0) return { toolCalls: [call] };
+  const failure = failed(done);
+  if (failure) return failure;
+  const first = done[0]!.result;
+  if (done.length === 1 && hasDifferences(first)) return { toolCalls: [{ name: 'explain_difference', args: { comparison_id: first.comparison_id } }] };
+  return { answer: comparisonAnswer(first, done[1]?.result, textFormat(locale)) };
+}
+
+function failed(done: readonly CompletedCall[]): PlanStep | undefined {
+  const failure = done.find((call) => call.result?.error);
+  return failure ? { answer: errorAnswer(failure.name, failure.result.error) } : undefined;
+}
+
+function hasDifferences(result: any): boolean {
+  const summary = result?.summary;
+  return Boolean(summary && result.comparison_id && summary.minor_diff + summary.major_diff + summary.only_in_a + summary.only_in_b > 0);
+}
+
+function commonMeasure(catalog: Catalog, a: string, b: string, wanted: string | undefined): string | undefined {
+  const sourceA = catalog.sources.get(a)!;
+  const sourceB = catalog.sources.get(b)!;
+  if (wanted) return sourceA.measures.has(wanted) && sourceB.measures.has(wanted) ? wanted : undefined;
+  return sourceA.defaultMeasures.find((m) => sourceB.measures.has(m)) ?? [...sourceA.measures.keys()].find((m) => sourceB.measures.has(m));
+}
+
+function sameFilters(a: Record<string, FilterValue>, b: Record<string, FilterValue>): Record<string, FilterValue> | undefined {
+  if (JSON.stringify(a) !== JSON.stringify(b)) return undefined;
+  return Object.keys(a).length ? a : undefined;
+}
+
+function noSourceFor(q: Understanding, catalog: Catalog): string {
+  const needed = [...Object.keys(q.filters), ...q.groupBy];
+  return `No single source has ${needed.map((d) => d.replace(/_/g, ' ')).join(', ')}. The sources are ${[...catalog.sources.keys()].join(', ')}.`;
+}
+
+function alternatives(q: Understanding, catalog: Catalog): string {
+  const fitting = [...catalog.sources.values()].filter((source) => Object.keys(q.filters).every((d) => source.dimensions.has(d))).map((s) => s.name);
+  return fitting.length ? `Did you mean ${fitting.join(' or ')}?` : '';
+}

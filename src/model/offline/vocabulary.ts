@@ -1,0 +1,120 @@
+/**
+ * Everything the offline model can recognise, as phrases of words with what each means:
+ * source names and aliases, dimension names and synonyms, value codes and business labels,
+ * measure names and synonyms, subjects the data does not hold (all from the catalog), and the
+ * intent words of the core and of every question form. Built once per catalog and form set.
+ */
+import type { Catalog } from '../../catalog/catalog.ts';
+import type { QuestionForm } from '../../skills/questionForms.ts';
+import { phraseWords } from './tokens.ts';
+import { coreIntents, fillerWords, groupMarkers, relativePeriodPhrases } from './words.ts';
+
+export type Meaning =
+  | { kind: 'source'; name: string }
+  | { kind: 'dimension'; name: string }
+  | { kind: 'value'; dimension: string; values: string[] }
+  | { kind: 'measure'; name: string }
+  | { kind: 'intent'; name: string }
+  | { kind: 'group' }
+  | { kind: 'relative_period' }
+  | { kind: 'not_held'; reason: string };
+
+export interface Phrase {
+  words: string[];
+  meaning: Meaning;
+}
+
+export interface Vocabulary {
+  /** Phrases by their first word, longest first. */
+  byFirstWord: Map<string, Phrase[]>;
+  /** Every word of every phrase, filler and month names: what a misspelling is corrected to. */
+  words: Set<string>;
+  /** The year a month named without one belongs to: the latest year the catalog's periods show. */
+  defaultYear: number;
+  /** Value codes of the catalog (lower case), so a bare "2000" reads as company 2000, not as a year. */
+  valueCodes: Set<string>;
+}
+
+const monthWords = ['january', 'february', 'march', 'april', 'june', 'july', 'august', 'september', 'october', 'november', 'december', 'quarter', 'half', 'year', 'period'];
+
+/**
+ * Builds the vocabulary of a catalog and a set of question forms.
+ *
+ * @example
+ * const vocabulary = buildVocabulary(catalog, forms);
+ * vocabulary.byFirstWord.get('contoso') // phrases such as "contoso uk ltd" → company 3000
+ */
+export function buildVocabulary(catalog: Catalog, forms: readonly QuestionForm[]): Vocabulary {
+  const phrases = new Map<string, Phrase>();
+  const valueCodes = new Set<string>();
+  const add = (text: string, meaning: Meaning) => {
+    const words = phraseWords(text);
+    if (words.length === 0) return;
+    const key = words.join(' ');
+    const existing = phrases.get(key);
+    // One label for several values ("intercompany" on both intercompany accounts): all of them.
+    if (existing?.meaning.kind === 'value' && meaning.kind === 'value' && existing.meaning.dimension === meaning.dimension) {
+      existing.meaning.values = [...new Set([...existing.meaning.values, ...meaning.values])];
+      return;
+    }
+    if (!existing || priority(meaning) < priority(existing.meaning)) phrases.set(key, { words, meaning });
+  };
+
+  for (const source of catalog.sources.values()) {
+    for (const name of [source.name, source.name.replace(/_/g, ' '), ...source.aliases]) add(name, { kind: 'source', name: source.name });
+    for (const dimension of source.dimensions.values()) {
+      for (const word of [dimension.name, dimension.name.replace(/_/g, ' '), ...dimension.synonyms]) add(word, { kind: 'dimension', name: dimension.name });
+      if (dimension.type === 'period') continue;
+      const codes = new Set([...dimension.examples, ...dimension.values.keys()]);
+      for (const code of codes) {
+        add(code, { kind: 'value', dimension: dimension.name, values: [code] });
+        valueCodes.add(code.toLowerCase());
+      }
+      for (const [code, labels] of dimension.values) for (const label of labels) add(label, { kind: 'value', dimension: dimension.name, values: [code] });
+    }
+    for (const measure of source.measures.values()) {
+      for (const word of [measure.name, measure.name.replace(/_/g, ' '), ...measure.synonyms]) add(word, { kind: 'measure', name: measure.name });
+    }
+  }
+  for (const subject of catalog.notHeld) for (const term of subject.terms) add(term, { kind: 'not_held', reason: subject.reason });
+  for (const [intent, words] of Object.entries(coreIntents)) for (const word of words) add(word, { kind: 'intent', name: intent });
+  for (const form of forms) for (const [intent, words] of Object.entries(form.intents ?? {})) for (const word of words) add(word, { kind: 'intent', name: intent });
+  for (const marker of groupMarkers) add(marker, { kind: 'group' });
+  for (const phrase of relativePeriodPhrases) add(phrase, { kind: 'relative_period' });
+
+  const byFirstWord = new Map<string, Phrase[]>();
+  for (const phrase of phrases.values()) {
+    const list = byFirstWord.get(phrase.words[0]!) ?? [];
+    list.push(phrase);
+    byFirstWord.set(phrase.words[0]!, list);
+  }
+  for (const list of byFirstWord.values()) list.sort((x, y) => y.words.length - x.words.length);
+  const words = new Set([...[...phrases.values()].flatMap((p) => p.words), ...fillerWords, ...monthWords]);
+  return { byFirstWord, words, defaultYear: defaultYear(catalog), valueCodes };
+}
+
+/** When one phrase means two things, the more specific wins: a source name over a value over a measure… */
+function priority(meaning: Meaning): number {
+  return ['source', 'not_held', 'value', 'measure', 'dimension', 'relative_period', 'intent', 'group'].indexOf(meaning.kind);
+}
+
+function defaultYear(catalog: Catalog): number {
+  const years = [...catalog.sources.values()].flatMap((source) =>
+    [...source.dimensions.values()].filter((d) => d.type === 'period').flatMap((d) => d.examples.map((e) => Number(e.slice(0, 4)))),
+  );
+  const valid = years.filter(Number.isFinite);
+  return valid.length ? Math.max(...valid) : new Date().getFullYear();
+}
+
+/**
+ * The longest phrase starting at `index`, if any.
+ *
+ * @example
+ * longestPhrase(vocabulary, ['profit', 'centre', 'pc1020'], 0) // { words: ['profit', 'centre'], meaning: dimension profit_center }
+ */
+export function longestPhrase(vocabulary: Vocabulary, words: readonly string[], index: number): Phrase | undefined {
+  for (const phrase of vocabulary.byFirstWord.get(words[index]!) ?? []) {
+    if (phrase.words.every((word, offset) => words[index + offset] === word)) return phrase;
+  }
+  return undefined;
+}

@@ -1,0 +1,109 @@
+/**
+ * Building blocks for wording answers from tool results, shared by the skills' question
+ * forms: amounts and percentages in the reader's locale, periods read as months, filters as
+ * a phrase, and labels for the two sides of a comparison that a reader can tell apart.
+ */
+import { describePeriod } from '../catalog/periods.ts';
+import { formatAmount, formatPercent } from '../shared/format.ts';
+
+type Json = Record<string, any>;
+
+/** Number formatting in one locale. */
+export interface TextFormat {
+  locale: string;
+  amount(value: number, unit?: string | null): string;
+  /** Signed: "+24.8%", "-2.2%". */
+  percent(value: number): string;
+}
+
+/**
+ * Formatting for a locale.
+ *
+ * @example
+ * textFormat('de-DE').amount(110000, 'EUR') // '110.000,00 EUR'
+ */
+export function textFormat(locale = 'en-US'): TextFormat {
+  return {
+    locale,
+    amount: (value, unit) => formatAmount(value, unit, locale),
+    percent: (value) => formatPercent(value, { signed: true, locale }),
+  };
+}
+
+/**
+ * A filter value as a reader says it; periods read as months ("December 2024 (2024012)").
+ *
+ * @example
+ * describeValue('period', { from: '2024010', to: '2024012' }) // 'October 2024 (2024010) to December 2024 (2024012)'
+ */
+export function describeValue(name: string, value: unknown): string {
+  if (Array.isArray(value)) return value.map((v) => describeValue(name, v)).join(', ');
+  if (value && typeof value === 'object') {
+    const range = value as { from?: string; to?: string };
+    return `${range.from ? describeValue(name, range.from) : '…'} to ${range.to ? describeValue(name, range.to) : '…'}`;
+  }
+  if (value === null) return '(blank)';
+  const text = String(value);
+  return name === 'period' && /^\d{7}$/.test(text) ? `${describePeriod(text)} (${text})` : text;
+}
+
+/**
+ * Filters as a phrase: "company 1000, period December 2024 (2024012)".
+ *
+ * @example
+ * describeFilters({ company: '1000', version: 'BUDGET' }, ['version']) // 'company 1000'
+ */
+export function describeFilters(filters: Json | undefined, skip: string[] = []): string {
+  return Object.entries(filters ?? {})
+    .filter(([name]) => !skip.includes(name))
+    .map(([name, value]) => `${name.replace(/_/g, ' ')} ${describeValue(name, value)}`)
+    .join(', ');
+}
+
+/**
+ * Labels for the two sides of a comparison: the source names, or, when both sides read one
+ * source, the source with what distinguishes the sides ("consolidation_mart ACTUAL" vs
+ * "consolidation_mart BUDGET"; "fi_reporting November 2024" vs "fi_reporting December 2024").
+ *
+ * @example
+ * sideLabels({ source_a: 'consolidation_mart', source_b: 'consolidation_mart', filters_a: { version: 'ACTUAL' }, filters_b: { version: 'BUDGET' } })
+ * // ['consolidation_mart ACTUAL', 'consolidation_mart BUDGET']
+ */
+export function sideLabels(result: Json): [string, string] {
+  if (result.source_a !== result.source_b) return [String(result.source_a), String(result.source_b)];
+  const a: Json = result.filters_a ?? {};
+  const b: Json = result.filters_b ?? {};
+  const differing = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((name) => JSON.stringify(a[name]) !== JSON.stringify(b[name]));
+  const label = (filters: Json, side: string) => {
+    const parts = differing.filter((name) => filters[name] !== undefined).map((name) => (name === 'period' ? describePeriodValue(filters[name]) : Array.isArray(filters[name]) ? filters[name].join('+') : String(filters[name])));
+    return `${result.source_a} ${parts.length ? parts.join(' ') : `(${side})`}`;
+  };
+  return [label(a, 'a'), label(b, 'b')];
+}
+
+function describePeriodValue(value: unknown): string {
+  if (typeof value === 'string') return describePeriod(value);
+  if (Array.isArray(value)) return value.map((v) => describePeriodValue(v)).join('+');
+  const range = value as { from?: string; to?: string };
+  return `${range.from ? describePeriod(range.from) : '…'}–${range.to ? describePeriod(range.to) : '…'}`;
+}
+
+/** "a, b and c". */
+export function listOf(items: string[]): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/** "3 lines", "1 line". */
+export function countText(count: number, noun: string): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? noun : `${noun}s`}`;
+}
+
+/**
+ * A failed tool call, explained with the error's own message and hint.
+ *
+ * @example
+ * errorAnswer('query_source', { message: "Value '4000' not found for company.", hint: 'Did you mean 3000?' })
+ */
+export function errorAnswer(toolName: string, error: Json): string {
+  return `I could not answer with ${toolName}: ${error.message}${error.hint ? ` ${error.hint}` : ''}`;
+}
