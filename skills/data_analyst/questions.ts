@@ -32,7 +32,9 @@ export const queryForm = defineQuestionForm({
   },
   plan: (q, done, context) => {
     const f = textFormat(context.locale);
-    const sourceName = sourceFor(q, context.catalog);
+    const net = q.intents.has('net');
+    // A net across companies is only meaningful in one currency: prefer a source with a group-currency measure.
+    const sourceName = net && !q.sources.length && !q.measure ? (netSource(q, context.catalog) ?? sourceFor(q, context.catalog)) : sourceFor(q, context.catalog);
     if (!sourceName) return { clarify: noSourceFor(q, context.catalog) };
     const source = context.catalog.sources.get(sourceName)!;
     const scope = scopeOn(source, q.filters);
@@ -40,8 +42,6 @@ export const queryForm = defineQuestionForm({
     if (q.measure && !source.measures.has(q.measure)) return { clarify: `${source.name} has no measure ${q.measure}; it has ${[...source.measures.keys()].join(', ')}.` };
     const missingGroup = q.groupBy.find((d) => !source.dimensions.has(d));
     if (missingGroup) return { clarify: `${source.name} cannot be broken down by ${missingGroup.replace(/_/g, ' ')}; its dimensions are ${[...source.dimensions.keys()].join(', ')}.` };
-    // "Does the elimination net to zero?": a net across currencies is only meaningful in the group currency.
-    const net = q.intents.has('net');
     const fixed = [...source.measures.values()].find((m) => m.currency !== undefined);
     const measure = q.measure ?? (net && fixed ? fixed.name : undefined);
     const args = {
@@ -147,6 +147,11 @@ function commonMeasure(catalog: Catalog, a: string, b: string, wanted: string | 
 function sameFilters(a: Record<string, FilterValue>, b: Record<string, FilterValue>): Record<string, FilterValue> | undefined {
   if (JSON.stringify(a) !== JSON.stringify(b)) return undefined;
   return Object.keys(a).length ? a : undefined;
+}
+
+function netSource(q: Understanding, catalog: Catalog): string | undefined {
+  const fits = [...catalog.sources.values()].filter((source) => [...source.measures.values()].some((m) => m.currency !== undefined));
+  return fits.find((source) => Object.keys(q.filters).every((d) => source.dimensions.has(d)) && q.groupBy.every((d) => source.dimensions.has(d)))?.name;
 }
 
 function noSourceFor(q: Understanding, catalog: Catalog): string {

@@ -51,6 +51,8 @@ export interface RunAgentOptions {
   systemPrompt: string;
   history: readonly BaseMessage[];
   question: string;
+  /** BCP 47 locale of the reader, kept on the question message (the offline model writes numbers in it). */
+  locale?: string;
   toolContext: ToolContext;
   signal?: AbortSignal;
   maxModelCalls?: number;
@@ -69,7 +71,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult
 async function answerQuestion(options: RunAgentOptions): Promise<AgentRunResult> {
   const { model, registry, history, toolContext, signal } = options;
   const maxModelCalls = options.maxModelCalls ?? MAX_MODEL_CALLS_PER_QUESTION;
-  const turn: BaseMessage[] = [questionMessage(options.question)];
+  const turn: BaseMessage[] = [questionMessage(options.question, options.locale)];
   const toolCalls: ToolCallRecord[] = [];
   // The stored history stays complete; the model gets it within the budget.
   const fitted = fitHistory(history, { maxTokens: HISTORY_TOKEN_BUDGET, keepRecentTurns: RECENT_TURNS_KEPT });

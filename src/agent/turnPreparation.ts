@@ -45,8 +45,9 @@ export function prepareMessages(systemPrompt: string, history: readonly BaseMess
   return [new SystemMessage(systemPrompt), ...history, ...turn];
 }
 
-export function questionMessage(text: string): HumanMessage {
-  return new HumanMessage(text);
+/** The question as a message; the reader's locale rides along (providers are not sent it). */
+export function questionMessage(text: string, locale?: string): HumanMessage {
+  return new HumanMessage({ content: text, additional_kwargs: locale ? { locale } : {} });
 }
 
 /** One tool call to run: arguments, or the reason they could not be parsed. */

@@ -23,6 +23,8 @@ const chatRequest = z.strictObject({
     .refine((text) => [...text].length <= MAX_MESSAGE_CHARS, { error: `must be at most ${MAX_MESSAGE_CHARS} characters` }),
   session_id: z.uuid({ error: 'must be a session id returned by an earlier /chat response' }).optional(),
   stream: z.boolean({ error: 'must be true or false' }).optional(),
+  /** BCP 47 locale the answer's numbers are written in, e.g. de-DE (the web chat sends its own). */
+  locale: z.string().max(35).regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,4}$/, { error: 'must be a BCP 47 language tag such as en-US or de-DE' }).optional(),
 });
 
 export function chatRoutes(services: AppServices): Router {
@@ -56,6 +58,7 @@ export function chatRoutes(services: AppServices): Router {
             systemPrompt: services.systemPrompt,
             history: session.messages,
             question: body.message,
+            ...(body.locale ? { locale: body.locale } : {}),
             toolContext: { catalog: services.catalog, data: services.data, knowledge: services.knowledge, logger },
             signal,
             ...(events ? { onEvent: events.send } : {}),
