@@ -119,7 +119,7 @@ describe('the chat page', () => {
       // Tables with thousands separators, statuses as badges.
       const totals = page.locator('.ac-view', { hasText: 'totals' }).first();
       expect(await totals.locator('th').allTextContents()).toEqual(['Currency', 'fi_reporting', 'bpc_reporting', 'Difference', 'Difference %']);
-      expect(await totals.locator('tbody td').allTextContents()).toEqual(['EUR', '443,100', '333,100', '110,000', '24.8%']);
+      expect(await totals.locator('tbody td').allTextContents()).toEqual(['EUR', '443,100', '333,100', '110,000', '+24.8%']);
       const differences = page.locator('.ac-view', { hasText: 'largest differences' }).first();
       expect(await differences.locator('.ac-status').allTextContents()).toEqual(['Major diff']);
       const byAccount = page.locator('.ac-view', { hasText: 'Gap by group account' }).first();
@@ -175,7 +175,7 @@ describe('the chat page', () => {
       expect(await page.locator('.ac-question').textContent()).toContain(COMPARE);
       expect(await page.locator('.ac-answer').textContent()).toContain('difference: 110,000.00 EUR');
       expect(await page.locator('.ac-tool-name').allTextContents()).toEqual(['compare_sources', 'explain_difference']);
-      expect(await page.locator('.ac-view', { hasText: 'totals' }).locator('tbody td').allTextContents()).toEqual(['EUR', '443,100', '333,100', '110,000', '24.8%']);
+      expect(await page.locator('.ac-view', { hasText: 'totals' }).locator('tbody td').allTextContents()).toEqual(['EUR', '443,100', '333,100', '110,000', '+24.8%']);
       await poll(() => page.locator('.ac-chart[data-ready]').count()).toBeGreaterThanOrEqual(2);
       expect(await page.locator('.ac-suggestion').count()).toBe(0);
 
@@ -281,7 +281,7 @@ describe('the chat page', () => {
         expect(box!.y + box!.height).toBeLessThanOrEqual(740);
       }
       const table = page.locator('.ac-view').first().locator('tbody td');
-      expect(await table.allTextContents()).toEqual(['2024010', 'EUR', '370,900', '2024011', 'EUR', '359,800', '2024012', 'EUR', '443,100']);
+      expect(await table.allTextContents()).toEqual(['October 2024', 'EUR', '370,900', 'November 2024', 'EUR', '359,800', 'December 2024', 'EUR', '443,100']);
       await page.locator('.ac-view').first().scrollIntoViewIfNeeded();
       await screenshot(page, 'page-5-narrow-360');
       expect(errors).toEqual([]);

@@ -7,7 +7,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startExampleServer, type ExampleServer } from '../../examples/serve.ts';
-import { launchBrowser, openPage, paintedPixels, screenshot, startService, type Browser, type RunningService } from './support/browser.ts';
+import { drawnChart, launchBrowser, openPage, paintedPixels, screenshot, startService, type Browser, type RunningService } from './support/browser.ts';
 
 // Globals of the page, for the callbacks that run in the browser (the project type-checks without the DOM library).
 declare const document: any, customElements: any, getComputedStyle: (element: unknown) => any;
@@ -91,13 +91,14 @@ describe('embedding with <analyst-chat>', () => {
       await page.getByRole('button', { name: WHY }).click();
       const request = await chatRequest;
       expect(request.headers().authorization).toBe('Bearer dashboard-key');
+      expect(request.postDataJSON()).not.toHaveProperty('locale'); // the dashboard chose none
       expect(new URL(page.url()).origin).not.toBe(new URL(service.url).origin);
 
       await expect.poll(() => answersDone().count(), { timeout: 15_000 }).toBe(1);
       expect(await page.locator('analyst-chat .ac-answer').textContent()).toContain('110,000.00 EUR');
       expect(await page.locator('analyst-chat .ac-tool-name').allTextContents()).toEqual(['compare_sources', 'explain_difference']);
       const totals = page.locator('analyst-chat .ac-view', { hasText: 'totals' }).first();
-      expect(await totals.locator('tbody td').allTextContents()).toEqual(['EUR', '443,100', '333,100', '110,000', '24.8%']);
+      expect(await totals.locator('tbody td').allTextContents()).toEqual(['EUR', '443,100', '333,100', '110,000', '+24.8%']);
       await poll(() => page.locator('analyst-chat .ac-chart[data-ready]').count()).toBeGreaterThanOrEqual(2);
       expect(await paintedPixels(page, 'analyst-chat .ac-view:has-text("largest differences") canvas')).toBeGreaterThan(1000);
       // Focus stays in the chat's question box (inside the shadow root).
@@ -132,6 +133,37 @@ describe('embedding with <analyst-chat>', () => {
   );
 });
 
+describe('the locale attribute', () => {
+  it(
+    'is sent with each question and formats periods and numbers in the dashboard\'s locale',
+    async () => {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await chat().evaluate((element) => element.setAttribute('locale', 'de-DE'));
+      // The chat comes back with the conversation, now in German format.
+      await poll(() => page.locator('analyst-chat .ac-turn').count()).toBe(1);
+      const totals = page.locator('analyst-chat .ac-view', { hasText: 'totals' }).first();
+      expect((await totals.locator('tbody td').allTextContents()).map((text) => text.replace(/\u00a0/g, ' '))).toEqual(['EUR', '443.100', '333.100', '110.000', '+24,8 %']);
+
+      const input = page.locator('analyst-chat .ac-input');
+      await input.fill('amount by period for company 1000 in Q4 2024');
+      const chatRequest = page.waitForRequest((request) => request.url() === `${service.url}chat` && request.method() === 'POST');
+      await input.press('Enter');
+      expect((await chatRequest).postDataJSON()).toMatchObject({ locale: 'de-DE' });
+      await expect.poll(() => answersDone().count(), { timeout: 15_000 }).toBe(2);
+      expect(await page.locator('analyst-chat .ac-answer').last().textContent()).toContain('443.100,00 EUR');
+      const byPeriod = page.locator('analyst-chat .ac-turn').last().locator('.ac-view').first();
+      expect(await byPeriod.locator('tbody td').allTextContents()).toEqual(['Oktober 2024', 'EUR', '370.900', 'November 2024', 'EUR', '359.800', 'Dezember 2024', 'EUR', '443.100']);
+      await poll(() => byPeriod.locator('.ac-chart[data-ready]').count()).toBe(1);
+      const chart = await drawnChart(byPeriod.locator('canvas'), `${service.url}vendor/chart.js`);
+      expect(chart.labels).toEqual(['Oktober 2024', 'November 2024', 'Dezember 2024']);
+      await byPeriod.scrollIntoViewIfNeeded();
+      await screenshot(page, 'embed-5-dashboard-de-DE');
+      expect(errors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+});
+
 describe('embedding with an iframe of /embed', () => {
   it(
     'runs the compact chat inside the frame',
@@ -145,7 +177,7 @@ describe('embedding with an iframe of /embed', () => {
       await input.fill('amount by period for company 1000 in Q4 2024');
       await input.press('Enter');
       await expect.poll(() => frame.locator('.ac-answer[aria-busy="false"]').count(), { timeout: 15_000 }).toBe(1);
-      expect(await frame.locator('.ac-view tbody td').allTextContents()).toEqual(['2024010', 'EUR', '370,900', '2024011', 'EUR', '359,800', '2024012', 'EUR', '443,100']);
+      expect(await frame.locator('.ac-view tbody td').allTextContents()).toEqual(['October 2024', 'EUR', '370,900', 'November 2024', 'EUR', '359,800', 'December 2024', 'EUR', '443,100']);
       await poll(() => frame.locator('.ac-chart[data-ready]').count()).toBe(1);
       expect(await frame.locator('.ac-tool-name').allTextContents()).toEqual(['query_source']);
       await screenshot(page, 'embed-4-iframe');

@@ -5,6 +5,9 @@
  */
 import { createParser } from '../vendor/eventsource-parser.js';
 
+/** A locale as POST /chat accepts it (openapi.yaml, ChatRequest.locale). */
+const LOCALE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+
 export class ApiError extends Error {
   /** @param {{type?: string, title?: string, status?: number, detail?: string}} problem */
   constructor(problem, status) {
@@ -52,14 +55,17 @@ export function createClient({ apiUrl, apiKey }) {
 
     /**
      * Asks a question. `on` receives `token`, `tool_start`, `tool_result` as they stream; the
-     * promise resolves with the final body (the non-streamed /chat response).
+     * promise resolves with the final body (the non-streamed /chat response). `locale` (a BCP 47
+     * tag) asks for the answer's numbers in that locale's format; a tag the contract would
+     * refuse is left out rather than failing the question.
      * @throws ApiError for a problem response or an `error` event; AbortError when cancelled.
      */
-    async chat({ message, sessionId, signal, on = {} }) {
+    async chat({ message, sessionId, locale, signal, on = {} }) {
+      const wantsLocale = typeof locale === 'string' && locale.length <= 35 && LOCALE_TAG.test(locale);
       const response = await fetch(new URL('chat', base), {
         method: 'POST',
         headers: headers({ 'content-type': 'application/json', accept: 'text/event-stream, application/json;q=0.9, application/problem+json;q=0.8' }),
-        body: JSON.stringify({ message, ...(sessionId ? { session_id: sessionId } : {}), stream: true }),
+        body: JSON.stringify({ message, ...(sessionId ? { session_id: sessionId } : {}), ...(wantsLocale ? { locale } : {}), stream: true }),
         signal,
       });
       const type = response.headers.get('content-type') ?? '';

@@ -1,6 +1,7 @@
 /**
  * The chat UI, shared by the page (GET /, GET /embed) and the <analyst-chat> element (in its
- * shadow root). `mountChat(container, options)` builds everything inside `container`.
+ * shadow root). `mountChat(container, options)` builds everything inside `container`; tool calls
+ * are drawn by tools.js, result views (tables, charts, CSV) by views.js from results.js.
  *
  * - Answers stream in as they are written; tool calls appear as they start and finish,
  *   expandable to their arguments, result and duration; results become tables, charts and CSV.
@@ -11,23 +12,20 @@
  */
 import { ApiError, createClient, normalizeApiUrl } from './api.js';
 import { drawChart } from './charts.js';
-import { csvFileName, toCsv } from './csv.js';
 import { h, uniqueId } from './dom.js';
-import { columnDigits, formatDuration, formatNumber, formatPercent, formatValue, humanize } from './format.js';
+import { canonicalLocale, formatDuration, formatNumber, humanize } from './format.js';
 import { renderAnswer } from './markdown.js';
-import { describeCall, viewsFor } from './results.js';
+import { viewsFor } from './results.js';
+import { isOpen, renderTool } from './tools.js';
+import { renderView } from './views.js';
 
 const STORAGE_PREFIX = 'analyst-chat:session:';
-/** Raw results longer than this are cut in the expandable view (CSV and tables have every row). */
-const MAX_RAW_CHARS = 20_000;
 
 export const DEFAULT_SUGGESTIONS = [
   'Which sources are available?',
   'Compare amount between fi_reporting and bpc_reporting for company 1000 in December 2024',
   'Amount by period for company 1000 in Q4 2024',
 ];
-
-const STATUS_TEXT = { running: 'running', ok: 'succeeded', error: 'failed' };
 
 /** localStorage that never throws (blocked in some sandboxed iframes). */
 function safeStorage(storage) {
@@ -72,7 +70,10 @@ function defaultStorage() {
 export function mountChat(container, options = {}) {
   const apiUrl = normalizeApiUrl(options.apiUrl, globalThis.location?.href ?? 'http://localhost/');
   const client = createClient({ apiUrl, apiKey: options.apiKey });
-  const locale = options.locale || 'en-US';
+  // Set by the page or the embedding: the service words its answers in it too. Unset: en-US
+  // here, and the service's default.
+  const requestLocale = canonicalLocale(options.locale);
+  const locale = requestLocale ?? 'en-US';
   const storage = safeStorage(options.storage ?? defaultStorage());
   const storageKey = STORAGE_PREFIX + apiUrl;
   const level = Math.min(Math.max(options.headingLevel ?? 2, 1), 5);
@@ -120,6 +121,8 @@ export function mountChat(container, options = {}) {
   );
   const root = h('div', { class: 'ac', data: { mode: options.compact ? 'compact' : 'full' }, onKeydown: onRootKeydown }, header, log, status, form);
   container.append(root);
+  /** What result views need from the chat: the locale, heading level, announcements, a host. */
+  const viewContext = { locale, headingLevel: level, announce, host: root };
 
   input.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing && !event.altKey && !event.ctrlKey && !event.metaKey) {
@@ -274,6 +277,7 @@ export function mountChat(container, options = {}) {
       const body = await client.chat({
         message,
         sessionId,
+        locale: requestLocale,
         signal: controller.signal,
         on: {
           token: (data) => keepPinned(() => turn.appendToken(data?.text ?? '')),
@@ -412,8 +416,8 @@ export function mountChat(container, options = {}) {
       clearCharts();
       results.replaceChildren();
       for (const call of calls) {
-        for (const view of viewsFor(call, calls)) {
-          const { element: viewElement, canvas, spec } = renderView(view);
+        for (const view of viewsFor(call, calls, { locale })) {
+          const { element: viewElement, canvas, spec } = renderView(view, viewContext);
           results.append(viewElement);
           if (canvas) {
             drawChart(canvas, spec, { locale })
@@ -448,7 +452,7 @@ export function mountChat(container, options = {}) {
       toolStart(data) {
         if (!data?.id || tools.has(data.id)) return;
         const call = { id: data.id, name: data.name, args: data.args };
-        const entry = { call, element: renderTool(call, 'running') };
+        const entry = { call, element: renderTool(call, 'running', { locale }) };
         tools.set(data.id, entry);
         toolList.append(entry.element);
       },
@@ -456,7 +460,7 @@ export function mountChat(container, options = {}) {
         if (!data?.id) return;
         const previous = tools.get(data.id);
         const call = { ...(previous?.call ?? { id: data.id, name: data.name }), ok: data.ok, result: data.result, duration_ms: data.duration_ms };
-        const element = renderTool(call, data.ok ? 'ok' : 'error', isOpen(previous?.element));
+        const element = renderTool(call, data.ok ? 'ok' : 'error', { open: isOpen(previous?.element), locale });
         if (previous) previous.element.replaceWith(element);
         else toolList.append(element);
         tools.set(data.id, { call, element });
@@ -469,7 +473,7 @@ export function mountChat(container, options = {}) {
         tools.clear();
         toolList.replaceChildren(
           ...calls.map((call) => {
-            const element = renderTool(call, call.ok ? 'ok' : 'error', openIds.has(call.id));
+            const element = renderTool(call, call.ok ? 'ok' : 'error', { open: openIds.has(call.id), locale });
             tools.set(call.id, { call, element });
             return element;
           }),
@@ -500,149 +504,6 @@ export function mountChat(container, options = {}) {
         meta.replaceChildren(h('div', { class: 'ac-error', role: 'alert' }, h('strong', {}, title), detail ? h('span', {}, ` ${detail}`) : null));
       },
     };
-  }
-
-  const isOpen = (item) => Boolean(item?.querySelector('details')?.open);
-
-  function renderTool(call, state, open = false) {
-    const failed = state === 'error';
-    const error = failed && call.result && typeof call.result === 'object' ? (call.result.error ?? call.result) : null;
-    const description = describeCall(call);
-    const body = h(
-      'div',
-      { class: 'ac-tool-body' },
-      h('p', { class: 'ac-tool-label' }, 'Arguments'),
-      h('pre', { class: 'ac-code' }, JSON.stringify(call.args ?? {}, null, 2)),
-      failed && error
-        ? h('p', { class: 'ac-tool-error' }, h('strong', {}, `${error.code ?? 'error'}: `), String(error.message ?? ''), error.hint ? h('span', { class: 'ac-tool-hint' }, ` ${error.hint}`) : null)
-        : null,
-      call.result !== undefined ? [h('p', { class: 'ac-tool-label' }, 'Result'), h('pre', { class: 'ac-code' }, rawJson(call.result))] : h('p', { class: 'ac-tool-label' }, 'Running…'),
-    );
-    return h(
-      'li',
-      { class: 'ac-tool-item' },
-      h(
-        'details',
-        { class: 'ac-tool', data: { status: state, tool: call.name }, open: open || undefined },
-        h(
-          'summary',
-          {},
-          h('span', { class: 'ac-tool-icon', 'aria-hidden': 'true' }),
-          h('code', { class: 'ac-tool-name' }, call.name),
-          description ? h('span', { class: 'ac-tool-desc' }, description) : null,
-          h('span', { class: 'ac-tool-time' }, typeof call.duration_ms === 'number' ? formatDuration(call.duration_ms, { locale }) : ''),
-          h('span', { class: 'ac-sr' }, `, ${STATUS_TEXT[state] ?? state}`),
-        ),
-        body,
-      ),
-    );
-  }
-
-  function rawJson(value) {
-    const text = JSON.stringify(value, null, 2) ?? 'null';
-    return text.length > MAX_RAW_CHARS ? `${text.slice(0, MAX_RAW_CHARS)}\n… (${formatNumber(text.length - MAX_RAW_CHARS, { locale })} more characters; download the table as CSV for every row)` : text;
-  }
-
-  function renderView(view) {
-    const titleId = uniqueId('ac-view');
-    const csv = () => toCsv(view.columns, view.rows);
-    const fileName = csvFileName(...(view.csvName ?? [view.tool]));
-    const copyButton = h('button', { type: 'button', class: 'ac-button ac-small', 'aria-describedby': titleId }, 'Copy CSV');
-    copyButton.addEventListener('click', async () => {
-      const ok = await copyText(csv());
-      copyButton.textContent = ok ? 'Copied' : 'Copy failed';
-      announce(ok ? `Copied ${view.rows.length} rows as CSV.` : 'The browser did not allow copying; use Download CSV.');
-      setTimeout(() => {
-        copyButton.textContent = 'Copy CSV';
-      }, 2000);
-    });
-    const downloadButton = h('button', { type: 'button', class: 'ac-button ac-small', 'aria-describedby': titleId, onClick: () => download(fileName, csv()) }, 'Download CSV');
-    let canvas = null;
-    let chartBox = null;
-    if (view.chart) {
-      canvas = h('canvas', { role: 'img', 'aria-label': `Bar chart: ${view.chart.label}. The table below has the figures.` });
-      chartBox = h('div', { class: 'ac-chart', data: { kind: view.chart.horizontal ? 'horizontal' : 'vertical', bars: String(view.chart.labels.length) } }, canvas);
-      if (view.chart.horizontal) chartBox.style.height = `${Math.min(Math.max(view.chart.labels.length * 28 + 48, 120), 420)}px`;
-    }
-    const digits = new Map(view.columns.filter((c) => c.kind === 'number').map((c) => [c.key, columnDigits(view.rows.map((row) => row[c.key]))]));
-    const numeric = (column) => column.kind === 'number' || column.kind === 'percent';
-    const cell = (column, row) => {
-      const value = row[column.key];
-      if (column.kind === 'number') return formatNumber(value, { locale, digits: digits.get(column.key) });
-      if (column.kind === 'percent') return formatPercent(value, { locale });
-      if (column.kind === 'status' && value) return h('span', { class: `ac-status ac-status-${String(value).replace(/[^a-z_]/g, '')}` }, humanize(value));
-      if (value === null || value === '') return h('span', { class: 'ac-blank' }, '(blank)');
-      return formatValue(value);
-    };
-    const table = h(
-      'table',
-      { class: 'ac-table' },
-      h('caption', { class: 'ac-sr' }, view.title),
-      h('thead', {}, h('tr', {}, view.columns.map((column) => h('th', { scope: 'col', class: numeric(column) ? 'ac-num' : undefined }, column.label)))),
-      h(
-        'tbody',
-        {},
-        view.rows.map((row) =>
-          h(
-            'tr',
-            {},
-            view.columns.map((column) => {
-              const value = row[column.key];
-              const negative = numeric(column) && typeof value === 'number' && value < 0;
-              return h('td', { class: [numeric(column) ? 'ac-num' : '', negative ? 'ac-neg' : ''].join(' ').trim() || undefined }, cell(column, row));
-            }),
-          ),
-        ),
-      ),
-    );
-    const element = h(
-      'section',
-      { class: 'ac-view', 'aria-labelledby': titleId, data: { tool: view.tool } },
-      h(
-        'div',
-        { class: 'ac-view-head' },
-        h(`h${Math.min(level + 1, 6)}`, { class: 'ac-view-title', id: titleId }, view.title, view.subtitle ? h('span', { class: 'ac-view-sub' }, ` · ${view.subtitle}`) : null),
-        h('div', { class: 'ac-view-actions' }, copyButton, downloadButton),
-      ),
-      chartBox,
-      h('div', { class: 'ac-table-wrap', tabindex: '0', role: 'region', 'aria-label': `${view.title} (table)` }, table),
-      view.notes.length ? h('ul', { class: 'ac-notes' }, view.notes.map((note) => h('li', {}, note))) : null,
-    );
-    return { element, canvas, spec: view.chart };
-  }
-
-  async function copyText(text) {
-    try {
-      await navigator.clipboard.writeText(text);
-      return true;
-    } catch {
-      // No clipboard API (plain http on a LAN host, or blocked in an iframe): the old way.
-    }
-    const area = h('textarea', { class: 'ac-offscreen', readonly: true, 'aria-hidden': 'true', tabindex: '-1' });
-    area.value = text;
-    root.append(area);
-    const focused = root.getRootNode().activeElement;
-    area.select();
-    let ok = false;
-    try {
-      ok = document.execCommand('copy');
-    } catch {
-      ok = false;
-    }
-    area.remove();
-    if (focused instanceof HTMLElement) focused.focus();
-    return ok;
-  }
-
-  function download(name, text) {
-    // A byte-order mark so spreadsheet programs read UTF-8.
-    const url = URL.createObjectURL(new Blob(['\ufeff', text], { type: 'text/csv;charset=utf-8' }));
-    const link = h('a', { href: url, download: name, class: 'ac-offscreen', tabindex: '-1' });
-    root.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 30_000);
-    announce(`Downloading ${name}.`);
   }
 
   // ---------------------------------------------------------------------------------------------

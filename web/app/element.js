@@ -6,8 +6,9 @@
  *   <analyst-chat api-url="https://analyst.example.com" api-key="…"></analyst-chat>
  *
  * Attributes: api-url (default: where embed.js came from), api-key (sent as
- * `Authorization: Bearer …`), compact, heading (the title), locale (number format, default
- * en-US), suggestions (example questions separated by `|`), autofocus.
+ * `Authorization: Bearer …`), compact, heading (the title), locale (numbers and periods in
+ * tables, charts and answers; default en-US, and sent to the service only when set),
+ * suggestions (example questions separated by `|`), autofocus.
  * Methods: ask(question), newChat(). Theme it with CSS custom properties on the element
  * (--ac-accent, --ac-bg, --ac-fg, --ac-font …; see chat.css).
  */

@@ -1,17 +1,33 @@
 /**
- * Number and text formatting shared by the tables, charts and answers.
+ * Number and text formatting shared by the tables, charts and answers, in the chat's locale.
  */
 
 const formatters = new Map();
 
-function formatter(locale, digits) {
-  const key = `${locale}|${digits}`;
+function formatter(locale, digits, style = 'decimal', signed = false) {
+  const key = `${locale}|${digits}|${style}|${signed}`;
   let format = formatters.get(key);
   if (!format) {
-    format = new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    format = new Intl.NumberFormat(locale, { style, minimumFractionDigits: digits, maximumFractionDigits: digits, ...(signed ? { signDisplay: 'exceptZero' } : {}) });
     formatters.set(key, format);
   }
   return format;
+}
+
+/**
+ * `tag` as a canonical BCP 47 locale (`de-de` → `de-DE`), or undefined when it is missing or not
+ * a tag Intl accepts (an embedding's typo such as `de_DE` must not break the chat: it formats in
+ * en-US then).
+ * @param {unknown} tag
+ * @returns {string | undefined}
+ */
+export function canonicalLocale(tag) {
+  if (typeof tag !== 'string' || !tag) return undefined;
+  try {
+    return Intl.getCanonicalLocales(tag)[0];
+  } catch {
+    return undefined;
+  }
 }
 
 /** Decimal places a column needs: 2 when any value has a fraction, otherwise 0. */
@@ -26,10 +42,15 @@ export function formatNumber(value, { locale = 'en-US', digits } = {}) {
   return formatter(locale, places).format(value);
 }
 
-/** A percentage (`24.8%`). */
-export function formatPercent(value, { locale = 'en-US' } = {}) {
+/**
+ * A percentage with one decimal in the locale's style (`24.8%`, de-DE `24,8 %`); `signed` always
+ * shows the sign (`+24.8%`, `-2.2%`), as a difference percentage should.
+ * @param {unknown} value percent points (24.8, not 0.248)
+ * @param {{locale?: string, signed?: boolean}} [options]
+ */
+export function formatPercent(value, { locale = 'en-US', signed = false } = {}) {
   if (typeof value !== 'number' || !Number.isFinite(value)) return formatValue(value);
-  return `${formatter(locale, 1).format(value)}%`;
+  return formatter(locale, 1, 'percent', signed).format(value / 100);
 }
 
 /** A duration in milliseconds (`7.9 ms`, `1.2 s`). */

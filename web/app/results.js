@@ -1,22 +1,34 @@
 /**
  * Turns tool results into views: tables (columns + rows), an optional chart, notes. Pure data,
- * no DOM: chat.js draws them. Knows the data_analyst tools; any other result that holds a list
- * of records still becomes a table.
+ * no DOM: views.js draws them. Knows the data_analyst tools; any other result that holds a list
+ * of records still becomes a table. Sides of a comparison are named by labels.js, periods read
+ * as periods.js writes them (columns of kind `period`), in the chat's locale.
  */
-import { formatValue, humanize } from './format.js';
+import { formatNumber, formatPercent, humanize } from './format.js';
+import { sideLabels } from './labels.js';
+import { formatDimensionValue, isPeriodName } from './periods.js';
 
 /** At most this many categories in a chart; the table always has every row. */
 export const MAX_CHART_LABELS = 30;
 const MAX_CHART_SERIES = 6;
 
 const num = (key, label, kind = 'number') => ({ key, label, kind });
-const text = (key, label = humanize(key)) => ({ key, label, kind: 'text' });
+/** A dimension's column: `period` when its name says it holds periods. */
+const text = (key, label = humanize(key), dimension = key) => ({ key, label, kind: isPeriodName(dimension) ? 'period' : 'text' });
+/** Difference % signed like the difference: tools return its size relative to side A. */
+const differencePercent = (key = 'difference_percent') => ({ key, label: 'Difference %', kind: 'percent', signedBy: 'difference' });
 const isRecord = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
 const unique = (values) => [...new Set(values)];
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** A one-line description of a call for its summary row: `fi_reporting vs bpc_reporting`. */
-export function describeCall(call) {
+/**
+ * A one-line description of a call for its summary row: `fi_reporting vs bpc_reporting`,
+ * `consolidation_mart ACTUAL vs consolidation_mart BUDGET · amount`.
+ * @param {{name?: string, args?: unknown}} call
+ * @param {{locale?: string}} [options]
+ * @returns {string}
+ */
+export function describeCall(call, { locale = 'en-US' } = {}) {
   const args = isRecord(call.args) ? call.args : {};
   switch (call.name) {
     case 'query_source': {
@@ -26,11 +38,16 @@ export function describeCall(call) {
     }
     case 'compare_sources': {
       const measure = typeof args.measure === 'string' ? ` · ${args.measure}` : '';
-      return `${args.source_a ?? '?'} vs ${args.source_b ?? '?'}${measure}`;
+      const sides = sideLabels({ source_a: args.source_a ?? '?', source_b: args.source_b ?? '?', filters_a: args.filters_a, filters_b: args.filters_b, measure: args.measure }, { locale });
+      return `${sides.a} vs ${sides.b}${measure}`;
     }
     case 'explain_difference':
-    case 'list_differences':
-      return args.comparison_id ? String(args.comparison_id) : isRecord(args.comparison) ? `${args.comparison.source_a} vs ${args.comparison.source_b}` : '';
+    case 'list_differences': {
+      if (args.comparison_id) return String(args.comparison_id);
+      if (!isRecord(args.comparison)) return '';
+      const sides = sideLabels(args.comparison, { locale });
+      return `${sides.a} vs ${sides.b}`;
+    }
     default:
       return '';
   }
@@ -38,21 +55,26 @@ export function describeCall(call) {
 
 /**
  * The views of one tool call (empty for failures and results with nothing tabular). `calls` are
- * the other calls of the answer: explain_difference takes the source names from its comparison.
+ * the other calls of the answer: a result that refers to a comparison by its id takes the names
+ * of the sides from that comparison.
+ * @param {{id?: string, name?: string, ok?: boolean, args?: unknown, result?: unknown}} call
+ * @param {Array<object>} [calls]
+ * @param {{locale?: string}} [options] the locale of period names in labels and chart axes
  */
-export function viewsFor(call, calls = []) {
+export function viewsFor(call, calls = [], { locale = 'en-US' } = {}) {
   if (!call || call.ok === false || !isRecord(call.result)) return [];
   const result = call.result;
+  const context = { locale, sides: sideLabels(comparisonOf(call, calls), { locale }) };
   const views = (() => {
     switch (call.name) {
       case 'query_source':
-        return queryViews(result);
+        return queryViews(result, context);
       case 'compare_sources':
-        return compareViews(result);
+        return compareViews(result, context);
       case 'explain_difference':
-        return explainViews(result, sidesOf(call, calls));
+        return explainViews(result, context);
       case 'list_differences':
-        return differencesViews(result, result.rows, `${result.source_a} vs ${result.source_b}: differences`, result.note ? [result.note] : []);
+        return differencesViews(result.rows, context, `${context.sides.a} vs ${context.sides.b}: differences`, result.note ? [result.note] : []);
       case 'list_sources':
         return sourcesViews(result);
       default:
@@ -63,20 +85,20 @@ export function viewsFor(call, calls = []) {
   return views.map((view, index) => ({ ...view, id: `${call.id ?? call.name}-${index}`, tool: call.name }));
 }
 
-function queryViews(result) {
+function queryViews(result, { locale }) {
   const rows = Array.isArray(result.rows) ? result.rows.filter(isRecord) : [];
   const measureNames = Array.isArray(result.measures) ? result.measures.map((m) => (isRecord(m) ? m.name : m)).filter(Boolean) : [];
   const dims = Array.isArray(result.dimensions) ? result.dimensions : Object.keys(rows[0] ?? {}).filter((k) => !measureNames.includes(k));
   const columns = [...dims.map((d) => text(d)), ...measureNames.map((m) => num(m, humanize(m)))];
   const shown = rows.length;
   const total = typeof result.total_rows === 'number' ? result.total_rows : shown;
-  const subtitle = `${plural(shown, 'row')}${total > shown ? ` of ${total.toLocaleString('en-US')}` : ''}`;
+  const subtitle = `${plural(shown, 'row')}${total > shown ? ` of ${formatNumber(total, { locale })}` : ''}`;
   const notes = Array.isArray(result.notes) ? result.notes.map(String) : [];
   if (result.truncated) notes.push(`Only the first ${shown} of ${total} rows are shown.`);
   const labelDims = dims.filter((d) => d !== 'currency');
   let chart;
   if (labelDims.length > 0 && rows.length >= 2 && measureNames.length > 0) {
-    const labelOf = (row) => labelDims.map((d) => formatValue(row[d]) || '(blank)').join(' · ');
+    const labelOf = (row) => labelDims.map((d) => formatDimensionValue(d, row[d], { locale }) || '(blank)').join(' · ');
     const labels = unique(rows.map(labelOf)).slice(0, MAX_CHART_LABELS);
     const currencies = dims.includes('currency') ? unique(rows.map((row) => row.currency ?? null)) : [undefined];
     const datasets = [];
@@ -121,39 +143,40 @@ const keyColumnsOf = (rows, alignOn) =>
     ? alignOn.filter((k) => rows.some((row) => k in row))
     : unique(rows.flatMap((row) => Object.keys(row))).filter((k) => !['a', 'b', 'difference', 'difference_percent', 'status'].includes(k));
 
-function differencesViews(result, list, title, notes = [], alignOn = undefined) {
+function differencesViews(list, { locale, sides }, title, notes = [], alignOn = undefined) {
   const rows = Array.isArray(list) ? list.filter(isRecord) : [];
   if (!rows.length) return [];
-  const a = result.source_a ?? 'A';
-  const b = result.source_b ?? 'B';
+  const { a, b } = sides;
   const keys = keyColumnsOf(rows, alignOn);
   const columns = [
     ...keys.map((k) => text(k)),
-    num('a', String(a)),
-    num('b', String(b)),
+    num('a', a),
+    num('b', b),
     num('difference', 'Difference'),
-    num('difference_percent', 'Difference %', 'percent'),
+    differencePercent(),
     { key: 'status', label: 'Status', kind: 'status' },
   ];
-  // Currency in the label only when the rows are in more than one.
-  const labelKeys = keys.filter((k) => k !== 'currency' || unique(rows.map((row) => row.currency)).length > 1);
+  // Currency in the label only when the rows are in more than one; a key that is the same in
+  // every row (company 1000 of a one-company comparison) neither, when another key varies.
+  const varies = (k) => unique(rows.map((row) => JSON.stringify(row[k] ?? null))).length > 1;
+  const withoutCurrency = keys.filter((k) => k !== 'currency' || varies(k));
+  const labelKeys = withoutCurrency.some(varies) ? withoutCurrency.filter(varies) : withoutCurrency;
   const chartRows = rows.slice(0, MAX_CHART_LABELS);
-  const labelOf = (row) => (labelKeys.length ? labelKeys.map((k) => formatValue(row[k]) || '(blank)').join(' · ') : 'Total');
+  const labelOf = (row) => (labelKeys.length ? labelKeys.map((k) => formatDimensionValue(k, row[k], { locale }) || '(blank)').join(' · ') : 'Total');
   const chart = {
     type: 'bar',
     labels: chartRows.map(labelOf),
     datasets: [
-      { label: String(a), data: chartRows.map((row) => (typeof row.a === 'number' ? row.a : null)) },
-      { label: String(b), data: chartRows.map((row) => (typeof row.b === 'number' ? row.b : null)) },
+      { label: a, data: chartRows.map((row) => (typeof row.a === 'number' ? row.a : null)) },
+      { label: b, data: chartRows.map((row) => (typeof row.b === 'number' ? row.b : null)) },
     ],
     label: `${a} vs ${b}${labelKeys.length ? ` by ${labelKeys.join(', ')}` : ''}`,
   };
   return [{ title, subtitle: plural(rows.length, 'row'), columns, rows, chart, notes, csvName: ['differences', a, b] }];
 }
 
-function compareViews(result) {
-  const a = result.source_a ?? 'A';
-  const b = result.source_b ?? 'B';
+function compareViews(result, context) {
+  const { a, b } = context.sides;
   const views = [];
   const totals = isRecord(result.summary) && Array.isArray(result.summary.totals) ? result.summary.totals.filter(isRecord) : [];
   const interpretation = typeof result.interpretation === 'string' ? [result.interpretation] : [];
@@ -161,21 +184,21 @@ function compareViews(result) {
     views.push({
       title: `${a} vs ${b}: totals`,
       subtitle: summaryLine(result.summary),
-      columns: [text('currency'), num('total_a', String(a)), num('total_b', String(b)), num('difference', 'Difference'), num('difference_percent', 'Difference %', 'percent')],
+      columns: [text('currency'), num('total_a', a), num('total_b', b), num('difference', 'Difference'), differencePercent()],
       rows: totals,
       notes: interpretation,
       csvName: ['totals', a, b],
     });
   }
-  const differences = differencesViews(result, result.top_differences, `${a} vs ${b}: largest differences`, Array.isArray(result.notes) ? result.notes.map(String) : [], result.align_on);
+  const differences = differencesViews(result.top_differences, context, `${a} vs ${b}: largest differences`, Array.isArray(result.notes) ? result.notes.map(String) : [], result.align_on);
   if (differences.length) views.push(...differences);
   else if (totals.length) {
     views[0].chart = {
       type: 'bar',
-      labels: totals.map((row) => formatValue(row.currency) || 'Total'),
+      labels: totals.map((row) => formatDimensionValue('currency', row.currency) || 'Total'),
       datasets: [
-        { label: String(a), data: totals.map((row) => row.total_a ?? null) },
-        { label: String(b), data: totals.map((row) => row.total_b ?? null) },
+        { label: a, data: totals.map((row) => row.total_a ?? null) },
+        { label: b, data: totals.map((row) => row.total_b ?? null) },
       ],
       label: `${a} vs ${b} by currency`,
     };
@@ -183,15 +206,23 @@ function compareViews(result) {
   return views;
 }
 
-/** Source names of the comparison an explain_difference call explains. */
-function sidesOf(call, calls) {
+/**
+ * The comparison a call's result is about, read from fields only: the result itself when it
+ * names both sources with their filters; else the comparison in its arguments; else the result
+ * of another call of the answer with the same `comparison_id`; else what the result has.
+ */
+function comparisonOf(call, calls) {
+  const result = call.result;
   const args = isRecord(call.args) ? call.args : {};
-  if (isRecord(args.comparison)) return { a: args.comparison.source_a, b: args.comparison.source_b };
-  const comparison = calls.find((other) => isRecord(other?.result) && other.result.comparison_id && other.result.comparison_id === args.comparison_id);
-  return comparison ? { a: comparison.result.source_a, b: comparison.result.source_b } : {};
+  const complete = (record) => isRecord(record) && 'source_a' in record && 'source_b' in record;
+  if (complete(result) && ('filters_a' in result || 'filters_b' in result)) return result;
+  if (complete(args.comparison)) return args.comparison;
+  const id = result.comparison_id ?? args.comparison_id;
+  const earlier = id ? calls.find((other) => other !== call && isRecord(other?.result) && other.result.comparison_id === id && complete(other.result)) : undefined;
+  return earlier ? earlier.result : result;
 }
 
-function explainViews(result, sides) {
+function explainViews(result, { locale, sides }) {
   const views = [];
   const explanation = typeof result.explanation === 'string' ? [result.explanation] : [];
   const dims = Array.isArray(result.by_dimension) ? result.by_dimension.filter((d) => isRecord(d) && Array.isArray(d.values) && d.values.length) : [];
@@ -199,8 +230,8 @@ function explainViews(result, sides) {
     const rows = dimension.values.filter(isRecord);
     const view = {
       title: `Gap by ${humanize(dimension.dimension).toLowerCase()}`,
-      subtitle: typeof dimension.explains_percent === 'number' ? `these values explain ${dimension.explains_percent}% of the gap` : '',
-      columns: [text('value', humanize(dimension.dimension)), num('a', String(sides.a ?? 'A')), num('b', String(sides.b ?? 'B')), num('difference', 'Difference'), num('share_percent', 'Share of gap', 'percent')],
+      subtitle: typeof dimension.explains_percent === 'number' ? `these values explain ${formatPercent(dimension.explains_percent, { locale })} of the gap` : '',
+      columns: [text('value', humanize(dimension.dimension), dimension.dimension), num('a', sides.a), num('b', sides.b), num('difference', 'Difference'), num('share_percent', 'Share of gap', 'percent')],
       rows,
       notes: index === 0 ? explanation : [],
       csvName: ['gap-by', dimension.dimension],
@@ -209,7 +240,7 @@ function explainViews(result, sides) {
       view.chart = {
         type: 'bar',
         horizontal: true,
-        labels: rows.slice(0, MAX_CHART_LABELS).map((row) => formatValue(row.value) || '(blank)'),
+        labels: rows.slice(0, MAX_CHART_LABELS).map((row) => formatDimensionValue(dimension.dimension, row.value, { locale }) || '(blank)'),
         datasets: [{ label: 'Difference', data: rows.slice(0, MAX_CHART_LABELS).map((row) => (typeof row.difference === 'number' ? row.difference : null)) }],
         label: `Difference by ${dimension.dimension}`,
       };
@@ -221,7 +252,8 @@ function explainViews(result, sides) {
     views.push({
       title: 'On one side only',
       subtitle: 'values whose amount equals the gap',
-      columns: [text('source'), text('dimension'), text('value'), num('amount', 'Amount')],
+      // Values read as periods when every row's dimension is a period dimension.
+      columns: [text('source'), text('dimension'), text('value', 'Value', oneSided.every((row) => isPeriodName(row.dimension)) ? 'period' : 'value'), num('amount', 'Amount')],
       rows: oneSided,
       notes: dims.length ? [] : explanation,
       csvName: ['one-sided'],

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { loadConfig } from '../../../src/config/config.ts';
 import { silentLogger } from '../../../src/logging/logger.ts';
 import { createService, type Service } from '../../../src/service.ts';
@@ -209,4 +209,33 @@ export async function paintedPixels(page: Page, canvasSelector: string): Promise
     for (let index = 3; index < data.length; index += 4) if (data[index]! > 0) painted += 1;
     return painted;
   });
+}
+
+export interface DrawnChart {
+  /** Category labels (the axis a reader reads them on). */
+  labels: string[];
+  /** The legend's entries as drawn. */
+  legend: string[];
+  /** The value axis's tick labels as drawn. */
+  ticks: string[];
+}
+
+/**
+ * What the Chart.js chart on a canvas shows: its categories, legend and value-axis ticks. The
+ * chart is looked up through the same Chart.js module the chat loaded (`vendorUrl`: the service's
+ * /vendor/chart.js, absolute when the chat is embedded in another origin).
+ */
+export async function drawnChart(canvas: Locator, vendorUrl = '/vendor/chart.js'): Promise<DrawnChart> {
+  return canvas.first().evaluate(async (element: any, url: string) => {
+    // import() as text: vitest would rewrite it in a function it compiles.
+    const { Chart } = await new Function('url', 'return import(url)')(url);
+    const chart = Chart.getChart(element);
+    if (!chart) throw new Error('no chart on this canvas');
+    const valueAxis = chart.options.indexAxis === 'y' ? 'x' : 'y';
+    return {
+      labels: chart.data.labels.map(String),
+      legend: (chart.legend?.legendItems ?? []).map((item: { text: string }) => item.text),
+      ticks: chart.scales[valueAxis].ticks.map((tick: { label: unknown }) => String(tick.label)),
+    };
+  }, vendorUrl);
 }

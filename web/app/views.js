@@ -1,0 +1,133 @@
+/**
+ * A result view as elements: its title, an optional chart canvas (drawn by the caller with
+ * charts.js), the table, notes, and Copy CSV / Download CSV. Cells read as columns.js writes
+ * them, so table and CSV agree.
+ */
+import { cellText, cellValue, csvColumns } from './columns.js';
+import { csvFileName, toCsv } from './csv.js';
+import { h, uniqueId } from './dom.js';
+import { columnDigits, humanize } from './format.js';
+
+const isNumeric = (column) => column.kind === 'number' || column.kind === 'percent';
+
+/**
+ * The elements of one view (from results.js).
+ * @param {{title: string, subtitle?: string, columns: object[], rows: object[], chart?: object,
+ *   notes: string[], csvName?: unknown[], tool?: string}} view
+ * @param {{locale: string, headingLevel: number, announce: (text: string) => void, host: HTMLElement}} context
+ *   host: an element of the chat that may briefly hold an off-screen helper (copy, download)
+ * @returns {{element: HTMLElement, canvas: HTMLCanvasElement | null, spec: object | undefined}}
+ */
+export function renderView(view, { locale, headingLevel, announce, host }) {
+  const titleId = uniqueId('ac-view');
+  const csv = () => toCsv(csvColumns(view.columns, { locale }), view.rows);
+  const fileName = csvFileName(...(view.csvName ?? [view.tool]));
+  const copyButton = h('button', { type: 'button', class: 'ac-button ac-small', 'aria-describedby': titleId }, 'Copy CSV');
+  copyButton.addEventListener('click', async () => {
+    const ok = await copyText(csv(), host);
+    copyButton.textContent = ok ? 'Copied' : 'Copy failed';
+    announce(ok ? `Copied ${view.rows.length} rows as CSV.` : 'The browser did not allow copying; use Download CSV.');
+    setTimeout(() => {
+      copyButton.textContent = 'Copy CSV';
+    }, 2000);
+  });
+  const downloadButton = h('button', {
+    type: 'button',
+    class: 'ac-button ac-small',
+    'aria-describedby': titleId,
+    onClick: () => {
+      download(fileName, csv(), host);
+      announce(`Downloading ${fileName}.`);
+    },
+  }, 'Download CSV');
+  let canvas = null;
+  let chartBox = null;
+  if (view.chart) {
+    canvas = h('canvas', { role: 'img', 'aria-label': `Bar chart: ${view.chart.label}. The table below has the figures.` });
+    chartBox = h('div', { class: 'ac-chart', data: { kind: view.chart.horizontal ? 'horizontal' : 'vertical', bars: String(view.chart.labels.length) } }, canvas);
+    if (view.chart.horizontal) chartBox.style.height = `${Math.min(Math.max(view.chart.labels.length * 28 + 48, 120), 420)}px`;
+  }
+  const element = h(
+    'section',
+    { class: 'ac-view', 'aria-labelledby': titleId, data: { tool: view.tool } },
+    h(
+      'div',
+      { class: 'ac-view-head' },
+      h(`h${Math.min(headingLevel + 1, 6)}`, { class: 'ac-view-title', id: titleId }, view.title, view.subtitle ? h('span', { class: 'ac-view-sub' }, ` · ${view.subtitle}`) : null),
+      h('div', { class: 'ac-view-actions' }, copyButton, downloadButton),
+    ),
+    chartBox,
+    h('div', { class: 'ac-table-wrap', tabindex: '0', role: 'region', 'aria-label': `${view.title} (table)` }, renderTable(view, locale)),
+    view.notes.length ? h('ul', { class: 'ac-notes' }, view.notes.map((note) => h('li', {}, note))) : null,
+  );
+  return { element, canvas, spec: view.chart };
+}
+
+/** Long headers (`consolidation_mart ACTUAL`) may wrap between words; short ones ("Difference %") stay whole. */
+const headerClass = (column) => [isNumeric(column) ? 'ac-num' : '', String(column.label).length > 16 && /\s/.test(column.label) ? 'ac-wrap' : ''].filter(Boolean).join(' ') || undefined;
+
+function renderTable(view, locale) {
+  const digits = new Map(view.columns.filter((c) => c.kind === 'number').map((c) => [c.key, columnDigits(view.rows.map((row) => row[c.key]))]));
+  const cell = (column, row) => {
+    const value = row[column.key];
+    if (column.kind === 'status' && value) return h('span', { class: `ac-status ac-status-${String(value).replace(/[^a-z_]/g, '')}` }, humanize(value));
+    if (value === null || value === undefined || value === '') return isNumeric(column) ? '' : h('span', { class: 'ac-blank' }, '(blank)');
+    return cellText(column, row, { locale, digits: digits.get(column.key) });
+  };
+  return h(
+    'table',
+    { class: 'ac-table' },
+    h('caption', { class: 'ac-sr' }, view.title),
+    h('thead', {}, h('tr', {}, view.columns.map((column) => h('th', { scope: 'col', class: headerClass(column) }, column.label)))),
+    h(
+      'tbody',
+      {},
+      view.rows.map((row) =>
+        h(
+          'tr',
+          {},
+          view.columns.map((column) => {
+            const value = cellValue(column, row);
+            const negative = isNumeric(column) && typeof value === 'number' && value < 0;
+            const classes = [isNumeric(column) ? 'ac-num' : '', negative ? 'ac-neg' : '', column.kind === 'period' ? 'ac-period' : ''];
+            return h('td', { class: classes.filter(Boolean).join(' ') || undefined }, cell(column, row));
+          }),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Copies text; falls back to execCommand where the clipboard API is missing or blocked. */
+async function copyText(text, host) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // No clipboard API (plain http on a LAN host, or blocked in an iframe): the old way.
+  }
+  const area = h('textarea', { class: 'ac-offscreen', readonly: true, 'aria-hidden': 'true', tabindex: '-1' });
+  area.value = text;
+  host.append(area);
+  const focused = host.getRootNode().activeElement;
+  area.select();
+  let ok = false;
+  try {
+    ok = document.execCommand('copy');
+  } catch {
+    ok = false;
+  }
+  area.remove();
+  if (focused instanceof HTMLElement) focused.focus();
+  return ok;
+}
+
+function download(name, text, host) {
+  // A byte-order mark so spreadsheet programs read UTF-8.
+  const url = URL.createObjectURL(new Blob(['\ufeff', text], { type: 'text/csv;charset=utf-8' }));
+  const link = h('a', { href: url, download: name, class: 'ac-offscreen', tabindex: '-1' });
+  host.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 30_000);
+}
