@@ -2,7 +2,7 @@
  * Words the data_analyst skill's answers from its tool results: the sources, totals and
  * breakdowns, and comparisons with their explanation. Every figure comes from a result.
  */
-import { describeFilters, describeValue, sideLabels, type TextFormat } from '../../src/skills/answerText.ts';
+import { sideLabels, type TextFormat } from '../../src/skills/answerText.ts';
 
 type Json = Record<string, any>;
 
@@ -27,7 +27,7 @@ export function sourcesAnswer(result: Json): string {
 /** A total or a breakdown, per currency where amounts are in several. */
 export function queryAnswer(result: Json, f: TextFormat): string {
   const measures: Json[] = result.measures;
-  const scope = describeFilters(result.filters);
+  const scope = f.filters(result.filters);
   const head = `${measures.map((m) => m.name).join(', ')} in ${result.source}${scope ? ` for ${scope}` : ''}`;
   if (result.row_count === 0) return `No data in ${result.source}${scope ? ` for ${scope}` : ''}.`;
   const groupDimensions = (result.dimensions as string[]).filter((d) => d !== 'currency');
@@ -39,7 +39,7 @@ export function queryAnswer(result: Json, f: TextFormat): string {
   }
   const lines = [`${head}, by ${groupDimensions.join(' and ')} (${result.total_rows} row${result.total_rows === 1 ? '' : 's'}):`];
   for (const row of result.rows.slice(0, MAX_LISTED_ROWS)) {
-    lines.push(`- ${groupDimensions.map((d) => describeValue(d, row[d])).join(', ')}: ${value(row)}`);
+    lines.push(`- ${groupDimensions.map((d) => f.value(d, row[d])).join(', ')}: ${value(row)}`);
   }
   if (result.total_rows > MAX_LISTED_ROWS) lines.push(`(${result.total_rows - MAX_LISTED_ROWS} more rows in the tool result.)`);
   return lines.join('\n');
@@ -58,13 +58,14 @@ export function comparisonAnswer(result: Json, explanation: Json | undefined, f:
   const [labelA, labelB] = sideLabels(result);
   const measure = result.measure_a.name === result.measure_b.name ? result.measure_a.name : `${result.measure_a.name} vs ${result.measure_b.name}`;
   const sameSource = result.source_a === result.source_b;
-  const scope = describeFilters(result.filters_a, sameSource ? ['version'] : []);
+  const scope = f.filters(result.filters_a, sameSource ? ['version'] : []);
   const lines = [`Comparison of ${measure}: ${labelA} vs ${labelB}${scope ? ` for ${scope}` : ''}.`];
   const summary = result.summary;
   if (summary.aligned_rows === 0) return `${lines[0]} Neither side has data for these filters.`;
   for (const total of summary.totals) {
     const currency = total.currency ?? null;
-    const percent = total.difference_percent === null ? '' : ` (${f.percent(total.difference_percent)} of ${labelA})`;
+    // The tool's percentage is the size of the gap; its sign is the difference's (a − b).
+    const percent = total.difference_percent === null ? '' : ` (${f.percent(Math.sign(total.difference) * Math.abs(total.difference_percent))} of ${labelA})`;
     lines.push(
       `- ${labelA}: ${f.amount(total.total_a, currency)}; ${labelB}: ${f.amount(total.total_b, currency)}; difference: ${f.amount(total.difference, currency)}${percent}.`,
     );
@@ -87,7 +88,7 @@ export function comparisonAnswer(result: Json, explanation: Json | undefined, f:
     if (best) {
       lines.push(`By ${best.dimension.replace(/_/g, ' ')}:`);
       for (const value of best.values.slice(0, 5)) {
-        lines.push(`- ${describeValue(best.dimension, value.value)}: ${labelA} ${f.amount(value.a ?? 0, explanation.gap?.currency)} vs ${labelB} ${f.amount(value.b ?? 0, explanation.gap?.currency)}, difference ${f.amount(value.difference, explanation.gap?.currency)} (${value.share_percent}% of the gap)`);
+        lines.push(`- ${f.value(best.dimension, value.value)}: ${labelA} ${f.amount(value.a ?? 0, explanation.gap?.currency)} vs ${labelB} ${f.amount(value.b ?? 0, explanation.gap?.currency)}, difference ${f.amount(value.difference, explanation.gap?.currency)} (${value.share_percent}% of the gap)`);
       }
     }
   }
@@ -95,7 +96,7 @@ export function comparisonAnswer(result: Json, explanation: Json | undefined, f:
 }
 
 function differenceLine(row: Json, dimensions: string[], labelA: string, labelB: string, f: TextFormat): string {
-  const where = dimensions.map((d) => `${d.replace(/_/g, ' ')} ${describeValue(d, row[d])}`).join(', ');
+  const where = dimensions.map((d) => `${d.replace(/_/g, ' ')} ${f.value(d, row[d])}`).join(', ');
   const currency = row.currency ?? null;
   if (row.status === 'only_in_a') return `${where}: only in ${labelA} (${f.amount(row.a, currency)})`;
   if (row.status === 'only_in_b') return `${where}: only in ${labelB} (${f.amount(row.b, currency)})`;
@@ -112,7 +113,7 @@ export function netAnswer(total: Json, parts: Json, f: TextFormat): string {
   const listed = (parts.dimensions as string[]).find((d) => d !== 'currency')!;
   const wanted: string[] = Array.isArray(parts.filters?.[listed]) ? parts.filters[listed] : [];
   const measure: Json = total.measures[0];
-  const scope = describeFilters(total.filters, [listed]);
+  const scope = f.filters(total.filters, [listed]);
   const lines: string[] = [];
   if (total.row_count === 0) return `No data in ${total.source}${scope ? ` for ${scope}` : ''}.`;
   for (const row of total.rows as Json[]) {
@@ -128,6 +129,22 @@ export function netAnswer(total: Json, parts: Json, f: TextFormat): string {
       const unit = measure.unit?.startsWith('currency in dimension') ? row.currency : measure.unit;
       lines.push(`- ${listed.replace(/_/g, ' ')} ${value}: ${f.amount(row[measure.name], unit)}`);
     }
+  }
+  return lines.join('\n');
+}
+
+/** Both sides of a comparison by the dimensions the question split it by, matching rows included. */
+export function splitAnswer(comparison: Json, a: Json, b: Json, split: string[], f: TextFormat): string {
+  const [labelA, labelB] = sideLabels(comparison);
+  const key = (row: Json) => [...split, 'currency'].map((d) => String(row[d] ?? '')).join('|');
+  const measure = (a.measures as Json[])[0]!.name as string;
+  const rowsB = new Map((b.rows as Json[]).map((row) => [key(row), row]));
+  const lines = [`By ${split.map((d) => d.replace(/_/g, ' ')).join(' and ')}:`];
+  for (const row of (a.rows as Json[]).slice(0, MAX_LISTED_ROWS)) {
+    const other = rowsB.get(key(row));
+    const unit = row.currency ?? (a.measures as Json[])[0]!.unit;
+    const where = split.map((d) => f.value(d, row[d])).join(', ');
+    lines.push(`- ${where}: ${labelA} ${f.amount(row[measure], unit)} vs ${labelB} ${other ? f.amount(other[measure], unit) : 'no rows'}`);
   }
   return lines.join('\n');
 }

@@ -4,11 +4,11 @@
  * one source (followed by an explanation when they differ). Each form answers exactly what
  * was asked: a constraint a source cannot take is asked back, never dropped.
  */
-import type { Catalog } from '../../src/catalog/catalog.ts';
+import type { Catalog, Source } from '../../src/catalog/catalog.ts';
 import { errorAnswer, textFormat } from '../../src/skills/answerText.ts';
 import { defineQuestionForm, type CompletedCall, type FilterValue, type PlanStep, type Understanding } from '../../src/skills/api.ts';
 import { scopeOn, sourceFor, sourcesWith } from '../../src/skills/questionScope.ts';
-import { comparisonAnswer, netAnswer, queryAnswer, sourcesAnswer } from './answers.ts';
+import { comparisonAnswer, netAnswer, queryAnswer, sourcesAnswer, splitAnswer } from './answers.ts';
 
 const dataQualityIntents = ['duplicates', 'blanks', 'outliers'];
 /** A question about meaning (no period or company to read figures for) goes to the knowledge search. */
@@ -32,11 +32,17 @@ export const queryForm = defineQuestionForm({
   },
   plan: (q, done, context) => {
     const f = textFormat(context.locale);
+    // A total does not say why: without something to compare with, ask what to hold it against.
+    if (q.intents.has('why') && !q.intents.has('net')) {
+      return { clarify: 'To explain a figure I need something to hold it against: another source ("why does bpc_reporting differ from consolidation_mart for company 2000 in June?"), the budget ("why is company 2000 below budget in November?"), or a check ("are there duplicates in fi_reporting for company 1000 in December?"). Which one do you mean?' };
+    }
     const net = q.intents.has('net');
     // A net across companies is only meaningful in one currency: prefer a source with a group-currency measure.
     const sourceName = net && !q.sources.length && !q.measure ? (netSource(q, context.catalog) ?? sourceFor(q, context.catalog)) : sourceFor(q, context.catalog);
     if (!sourceName) return { clarify: noSourceFor(q, context.catalog) };
     const source = context.catalog.sources.get(sourceName)!;
+    const inCurrency = currencyMeasure(source, q.filters, q.measure);
+    if (inCurrency) q = { ...q, measure: inCurrency.measure, filters: inCurrency.filters };
     const scope = scopeOn(source, q.filters);
     if (scope.problem) return { clarify: `${scope.problem} ${alternatives(q, context.catalog)}` };
     if (q.measure && !source.measures.has(q.measure)) return { clarify: `${source.name} has no measure ${q.measure}; it has ${[...source.measures.keys()].join(', ')}.` };
@@ -66,7 +72,7 @@ export const queryForm = defineQuestionForm({
 export const compareSourcesForm = defineQuestionForm({
   name: 'compare_sources',
   intents: {
-    compare: ['compare', 'comparison', 'compared', 'versus', 'vs', 'against', 'differ', 'differs', 'different', 'difference', 'differences', 'reconcile', 'reconciliation', 'reconciling', 'reconciles', 'gap', 'gaps', 'mismatch', 'match', 'matches', 'tie out', 'ties out', 'agree', 'agrees', 'deviation', 'deviate', 'discrepancy', 'discrepancies', 'higher than', 'lower than', 'higher', 'lower', 'off by'],
+    compare: ['tie', 'ties', 'tie to', 'tie out', 'compare', 'comparison', 'compared', 'versus', 'vs', 'against', 'differ', 'differs', 'different', 'difference', 'differences', 'reconcile', 'reconciliation', 'reconciling', 'reconciles', 'gap', 'gaps', 'mismatch', 'match', 'matches', 'tie out', 'ties out', 'agree', 'agrees', 'deviation', 'deviate', 'discrepancy', 'discrepancies', 'higher than', 'lower than', 'higher', 'lower', 'off by'],
   },
   examples: ['Why does FI differ from BPC for company 1000 in December 2024?', 'Compare consolidation_mart with bpc_reporting in group currency for company 2000 in June'],
   score: (q) => (q.sources.length >= 2 && !otherKind(q) ? 8 : q.intents.has('compare') && q.sources.length < 2 && q.versions.length < 2 && !q.intents.has('variance') && q.periods.length < 2 && !otherKind(q) ? 3 : 0),
@@ -75,6 +81,8 @@ export const compareSourcesForm = defineQuestionForm({
     const [a, b] = q.sources as [string, string];
     const sourceA = context.catalog.sources.get(a)!;
     const sourceB = context.catalog.sources.get(b)!;
+    const inCurrency = currencyMeasure(sourceA, q.filters, q.measure);
+    if (inCurrency && sourceB.measures.has(inCurrency.measure)) q = { ...q, measure: inCurrency.measure, filters: inCurrency.filters };
     const scopeA = scopeOn(sourceA, q.filters);
     const scopeB = scopeOn(sourceB, q.filters);
     const problem = scopeA.problem ?? scopeB.problem;
@@ -82,49 +90,93 @@ export const compareSourcesForm = defineQuestionForm({
     const measure = commonMeasure(context.catalog, a, b, q.measure);
     if (!measure) return { clarify: q.measure ? `${q.measure} is not a measure of both ${a} and ${b}.` : `${a} and ${b} have no measure in common.` };
     const filters = sameFilters(scopeA.filters, scopeB.filters);
-    const call = { name: 'compare_sources', args: { source_a: a, source_b: b, measure, ...(filters ? { filters } : { filters_a: scopeA.filters, filters_b: scopeB.filters }) } };
-    return comparisonSteps(call, done, context.locale);
+    const alignOn = alignment(q, context.catalog, a, b);
+    const call = { name: 'compare_sources', args: { source_a: a, source_b: b, measure, ...(filters ? { filters } : { filters_a: scopeA.filters, filters_b: scopeB.filters }), ...(alignOn ? { align_on: alignOn } : {}) } };
+    return comparisonSteps(call, done, context.locale, q.groupBy.filter((d) => alignOn?.includes(d)));
   },
 });
 
 export const compareVersionsForm = defineQuestionForm({
   name: 'compare_versions',
-  intents: { variance: ['variance', 'variances', 'budget variance', 'over budget', 'under budget', 'against budget', 'vs budget', 'versus budget', 'against plan', 'vs plan', 'plan vs actual', 'budget vs actual', 'actual vs budget', 'on budget', 'on plan', 'within budget'] },
+  intents: {
+    variance: ['what was budgeted', 'and what was budgeted', 'and the budget', 'and budget', 'and plan', 'and the plan', 'miss', 'missed', 'variance', 'variances', 'budget variance', 'over budget', 'under budget', 'against budget', 'vs budget', 'versus budget', 'against plan', 'vs plan', 'plan vs actual', 'budget vs actual', 'actual vs budget', 'on budget', 'on plan', 'within budget', 'from budget', 'from plan', 'how far', 'ahead of budget', 'behind budget', 'below budget', 'above budget', 'missed budget', 'miss budget', 'missed the budget', 'beat budget', 'beat the budget', 'compared to budget', 'compared with budget', 'compared to plan', 'budget gap', 'overrun', 'overspend', 'shortfall', 'short of budget'],
+  },
   examples: ['Actual vs budget in consolidation_mart for company 3000 in November 2024'],
   score: (q) => {
     if (q.sources.length > 1 || otherKind(q)) return 0;
-    const versions = q.versions.length >= 2 || ((q.intents.has('compare') || q.intents.has('variance')) && q.versions.some((v) => v !== 'ACTUAL'));
-    return versions || q.intents.has('variance') ? 7 : 0;
+    const asked = q.intents.has('compare') || q.intents.has('variance') || q.intents.has('why');
+    const versions = q.versions.length >= 2 || (asked && q.versions.some((v) => v !== 'ACTUAL'));
+    // "Retail vs industry", "December higher than November": two values of one dimension.
+    const twoValues = q.intents.has('compare') && comparedDimension(q) !== undefined;
+    return versions || q.intents.has('variance') || twoValues ? 7 : 0;
   },
   plan: (q, done, context) => {
     const named = q.sources[0];
-    const withVersions = sourcesWith(context.catalog, 'version');
-    if (named && !context.catalog.sources.get(named)!.dimensions.has('version')) {
-      return { clarify: `${named} has no versions (it holds actuals only), so it has no budget to compare with. Versions are in ${withVersions.join(' and ')}.` };
+    const byVersion = q.versions.length >= 2 || q.intents.has('variance') || q.versions.some((v) => v !== 'ACTUAL') || comparedDimension(q) === undefined;
+    const dimension = byVersion ? 'version' : comparedDimension(q)!;
+    const withDimension = sourcesWith(context.catalog, dimension);
+    if (named && !context.catalog.sources.get(named)!.dimensions.has(dimension)) {
+      return {
+        clarify: dimension === 'version'
+          ? `${named} has no versions (it holds actuals only), so it has no budget to compare with. Versions are in ${withDimension.join(' and ')}.`
+          : `${named} has no ${dimension.replace(/_/g, ' ')} to compare by.`,
+      };
     }
-    const { version: _version, ...rest } = q.filters;
-    if (!named && Object.keys(rest).length === 0) return { clarify: `Which source and scope should I compare versions in? For example "actual vs budget in ${withVersions[0]} for company 1000 in 2024".` };
-    const source = named ?? sourceFor({ ...q, filters: rest }, context.catalog, ['version']);
-    if (!source) return { clarify: `No source has versions and ${Object.keys(rest).join(', ')}.` };
+    const { [dimension]: compared, ...rest } = q.filters;
+    if (!named && Object.keys(rest).length === 0) return { clarify: `Which source and scope should I compare in? For example "actual vs budget in ${withDimension[0]} for company 1000 in 2024".` };
+    const source = named ?? sourceFor({ ...q, filters: rest }, context.catalog, [dimension]);
+    if (!source) return { clarify: `No source has ${dimension.replace(/_/g, ' ')} and ${Object.keys(rest).join(', ')}.` };
     const scope = scopeOn(context.catalog.sources.get(source)!, rest);
     if (scope.problem) return { clarify: scope.problem };
-    const versions = q.versions.length >= 2 ? q.versions : ['ACTUAL', q.versions.find((v) => v !== 'ACTUAL') ?? 'BUDGET'];
+    const sides = byVersion ? (q.versions.length >= 2 ? q.versions : ['ACTUAL', q.versions.find((v) => v !== 'ACTUAL') ?? 'BUDGET']) : (compared as string[]);
     const measure = commonMeasure(context.catalog, source, source, q.measure);
-    const args = { source_a: source, source_b: source, measure, ...(Object.keys(scope.filters).length ? { filters: scope.filters } : {}), filters_a: { version: versions[0] }, filters_b: { version: versions[1] } };
+    // Aligning on the compared dimension would pair nothing: align on the others.
+    const alignOn = context.catalog.defaultAlignOn.filter((d) => d !== dimension && context.catalog.sources.get(source)!.dimensions.has(d));
+    const args = {
+      source_a: source,
+      source_b: source,
+      measure,
+      ...(Object.keys(scope.filters).length ? { filters: scope.filters } : {}),
+      filters_a: { [dimension]: sides[0] },
+      filters_b: { [dimension]: sides[1] },
+      ...(dimension !== 'version' ? { align_on: alignOn } : {}),
+    };
     return comparisonSteps({ name: 'compare_sources', args }, done, context.locale);
   },
 });
 
+/** The one filtered dimension with exactly two values, when there is one. */
+function comparedDimension(q: Understanding): string | undefined {
+  const pairs = Object.entries(q.filters).filter(([name, value]) => name !== 'version' && Array.isArray(value) && value.length === 2);
+  return pairs.length === 1 ? pairs[0]![0] : undefined;
+}
+
 export const questions = [listSourcesForm, queryForm, compareSourcesForm, compareVersionsForm];
 
 /** Compare, then explain when they differ, then answer. */
-function comparisonSteps(call: { name: string; args: Record<string, unknown> }, done: readonly CompletedCall[], locale: string): PlanStep {
+/**
+ * Compare, then explain when they differ, then answer. A comparison split by dimensions the
+ * question asked for also reads each side by them, so matching rows are shown too (only the
+ * differences are kept with the comparison).
+ */
+function comparisonSteps(call: { name: string; args: Record<string, unknown> }, done: readonly CompletedCall[], locale: string, split: string[] = []): PlanStep {
   if (done.length === 0) return { toolCalls: [call] };
   const failure = failed(done);
   if (failure) return failure;
   const first = done[0]!.result;
-  if (done.length === 1 && hasDifferences(first)) return { toolCalls: [{ name: 'explain_difference', args: { comparison_id: first.comparison_id } }] };
-  return { answer: comparisonAnswer(first, done[1]?.result, textFormat(locale)) };
+  const explained = hasDifferences(first);
+  if (done.length === 1 && explained) return { toolCalls: [{ name: 'explain_difference', args: { comparison_id: first.comparison_id } }] };
+  const sides = done.slice(explained ? 2 : 1);
+  if (split.length && sides.length === 0 && first.summary?.match > 0) {
+    const side = (which: 'a' | 'b') => {
+      const filters = { ...((call.args.filters as object | undefined) ?? {}), ...((call.args[`filters_${which}`] as object | undefined) ?? {}) };
+      return { name: 'query_source', args: { source: call.args[`source_${which}`], measures: [call.args.measure], dimensions: split, ...(Object.keys(filters).length ? { filters } : {}) } };
+    };
+    return { toolCalls: [side('a'), side('b')] };
+  }
+  const f = textFormat(locale);
+  const answer = comparisonAnswer(first, explained ? done[1]?.result : undefined, f);
+  return { answer: sides.length === 2 ? `${answer}\n${splitAnswer(first, sides[0]!.result, sides[1]!.result, split, f)}` : answer };
 }
 
 function failed(done: readonly CompletedCall[]): PlanStep | undefined {
@@ -144,9 +196,29 @@ function commonMeasure(catalog: Catalog, a: string, b: string, wanted: string | 
   return sourceA.defaultMeasures.find((m) => sourceB.measures.has(m)) ?? [...sourceA.measures.keys()].find((m) => sourceB.measures.has(m));
 }
 
+/** "Split by group account": align on the catalog's keys plus the dimensions asked for. */
+function alignment(q: Understanding, catalog: Catalog, a: string, b: string): string[] | undefined {
+  if (!q.groupBy.length) return undefined;
+  const both = (d: string) => catalog.sources.get(a)!.dimensions.has(d) && catalog.sources.get(b)!.dimensions.has(d);
+  return [...new Set([...catalog.defaultAlignOn.filter(both), ...q.groupBy.filter(both)])];
+}
+
 function sameFilters(a: Record<string, FilterValue>, b: Record<string, FilterValue>): Record<string, FilterValue> | undefined {
   if (JSON.stringify(a) !== JSON.stringify(b)) return undefined;
   return Object.keys(a).length ? a : undefined;
+}
+
+/**
+ * "In EUR" on a source with a group-currency measure means that measure, not the rows whose
+ * local currency is EUR (company 2000's December result translated to EUR is not "no data").
+ */
+function currencyMeasure(source: Source, filters: Record<string, FilterValue>, named: string | undefined): { measure: string; filters: Record<string, FilterValue> } | undefined {
+  const currency = filters.currency;
+  if (typeof currency !== 'string') return undefined;
+  const fixed = [...source.measures.values()].find((m) => m.currency === currency);
+  if (!fixed || (named && source.measures.get(named)?.currencyDimension === undefined && named !== fixed.name)) return undefined;
+  const { currency: _currency, ...rest } = filters;
+  return { measure: fixed.name, filters: rest };
 }
 
 function netSource(q: Understanding, catalog: Catalog): string | undefined {

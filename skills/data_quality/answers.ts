@@ -2,8 +2,7 @@
  * Words the data_quality skill's answers from its tool results: duplicated records, blank
  * values and unusual periods, with the records to correct. Every figure comes from a result.
  */
-import { describePeriod } from '../../src/catalog/periods.ts';
-import { countText, describeFilters, describeValue, listOf, type TextFormat } from '../../src/skills/answerText.ts';
+import { countText, listOf, type TextFormat } from '../../src/skills/answerText.ts';
 
 type Json = Record<string, any>;
 
@@ -15,11 +14,11 @@ const MAX_LISTED_ROWS = 15;
 const times = (count: number) => (count === 1 ? 'once' : count === 2 ? 'twice' : `${count} times`);
 
 /** "December 2024 for company 1000": the period first, then the other dimensions. */
-function placeText(values: Json, names: string[]): string {
+function placeText(values: Json, names: string[], f: TextFormat): string {
   const period = names.find((name) => name === 'period' && typeof values[name] === 'string');
   const others = names.filter((name) => name !== period && values[name] !== undefined);
-  const rest = others.map((name) => `${name.replace(/_/g, ' ')} ${describeValue(name, values[name])}`).join(', ');
-  if (period) return `${describePeriod(values[period])}${rest ? ` for ${rest}` : ''}`;
+  const rest = others.map((name) => `${name.replace(/_/g, ' ')} ${f.value(name, values[name])}`).join(', ');
+  if (period) return `${f.month(values[period])}${rest ? ` for ${rest}` : ''}`;
   return rest ? `for ${rest}` : '';
 }
 
@@ -46,7 +45,7 @@ export function duplicatesAnswer(result: Json, f: TextFormat, outliers?: Json): 
   const top = patterns[0]!;
   const contextNames = Object.keys(top).filter((name) => !['copies', 'groups', 'records', 'amount', 'duplicated_amount', 'documents', 'document_count', 'keys', 'more_keys', 'differs_in', 'scope', 'breakdown', ...ignored].includes(name) && name !== currencyName);
   const currency = currencyName ? top[currencyName] : null;
-  const place = placeText(top, contextNames);
+  const place = placeText(top, contextNames, f);
   const documents: string[] = top.documents ?? [];
   const details = [
     documents.length ? `${top.document_count === 1 ? 'document' : 'documents'} ${listOf(documents.slice(0, 8))}${top.document_count > 8 ? ` and ${top.document_count - 8} more` : ''}` : '',
@@ -90,7 +89,7 @@ export function blanksAnswer(result: Json, f: TextFormat): string {
   const dimensions: Json[] = result.dimensions;
   const defects = dimensions.filter((d) => !d.blank_allowed);
   const allowed = dimensions.filter((d) => d.blank_allowed);
-  const scope = describeFilters(result.filters);
+  const scope = f.filters(result.filters);
   const where = `${result.source}${scope ? ` for ${scope}` : ''}`;
   const noun = dimensions.some((d) => d.examples?.some((e: Json) => 'document_line' in e)) || result.dimensions_checked.includes('document_line') ? 'line' : 'row';
   const checked: string[] = result.dimensions_checked;
@@ -106,7 +105,7 @@ export function blanksAnswer(result: Json, f: TextFormat): string {
     const first: Json | undefined = d.where[0];
     const pinned = (name: string) => typeof result.filters?.[name] === 'string';
     const placeNames = first ? Object.keys(first).filter((name) => !['rows', 'amount', 'currency'].includes(name) && !pinned(name)) : [];
-    const placed = first && d.where_groups === 1 ? placeText(first, placeNames).replace(/^for /, '') : '';
+    const placed = first && d.where_groups === 1 ? placeText(first, placeNames, f).replace(/^for /, '') : '';
     const place = placed ? `, all in ${placed}` : d.where_groups > 1 ? `, in ${d.where_groups} places` : '';
     lines.push(`In ${where}, ${countText(d.blank_rows, noun)} ${d.blank_rows === 1 ? 'has' : 'have'} a blank ${d.dimension.replace(/_/g, ' ')} (${kinds.join(', ')})${amounts.length ? `, ${amounts.join(', ')} together` : ''}${place}:`);
     for (const example of d.examples as Json[]) {
@@ -134,7 +133,7 @@ export function outliersAnswer(result: Json, f: TextFormat, duplicates?: Json): 
     for (const o of outliers.slice(0, 5)) {
       const unit = o.currency ?? (String(result.measure.unit).startsWith('currency') ? null : result.measure.unit);
       const series = seriesNames.map((name) => `${name.replace(/_/g, ' ')} ${o[name] ?? '(blank)'}`).join(', ');
-      lines.push(`- ${describeValue('period', o.period)}${series ? `, ${series}` : ''}: ${f.amount(o.value, unit)} vs median ${f.amount(o.median, unit)} (expected ${f.amount(o.expected_range.low)} to ${f.amount(o.expected_range.high, unit)}), score ${o.score}`);
+      lines.push(`- ${f.value('period', o.period)}${series ? `, ${series}` : ''}: ${f.amount(o.value, unit)} vs median ${f.amount(o.median, unit)} (expected ${f.amount(o.expected_range.low)} to ${f.amount(o.expected_range.high, unit)}), score ${o.score}`);
     }
   }
   if (duplicates && !duplicates.error) lines.push(duplicates.duplicate_groups ? `Duplicates: ${duplicatesAnswer(duplicates, f)}` : duplicates.finding);

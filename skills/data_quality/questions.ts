@@ -36,7 +36,7 @@ export const duplicatesForm = defineQuestionForm({
 export const blanksForm = defineQuestionForm({
   name: 'find_blank_values',
   intents: {
-    blanks: ['blank', 'blanks', 'empty', 'null', 'nulls', 'unassigned', 'not assigned', 'no segment assigned', 'lack', 'lacks', 'lacking', 'without', 'missing master data', 'incomplete master data', 'not filled', 'unfilled', 'missing a', 'missing an', 'placeholder'],
+    blanks: ['blank', 'blanks', 'empty', 'null', 'nulls', 'unassigned', 'not assigned', 'assigned', 'notassigned', 'have no', 'has no', 'with no', 'without a', 'without an', 'lack', 'lacks', 'lacking', 'without', 'missing master data', 'incomplete master data', 'not filled', 'unfilled', 'missing a', 'missing an', 'placeholder'],
   },
   examples: ['Which lines have a blank profit center?', 'Are there empty values in fi_reporting for company 3000?'],
   score: (q) => (q.sources.length < 2 && q.intents.has('blanks') && !q.intents.has('meaning') ? 9 : 0),

@@ -14,6 +14,12 @@ export interface TextFormat {
   amount(value: number, unit?: string | null): string;
   /** Signed: "+24.8%", "-2.2%". */
   percent(value: number): string;
+  /** A filter value, periods as months of this locale ("Dezember 2024 (2024012)"). */
+  value(name: string, value: unknown): string;
+  /** A period as a month of this locale, without its code ("December 2024"). */
+  month(period: string): string;
+  /** Filters as a phrase, periods as months of this locale. */
+  filters(filters: Json | undefined, skip?: string[]): string;
 }
 
 /**
@@ -27,6 +33,9 @@ export function textFormat(locale = 'en-US'): TextFormat {
     locale,
     amount: (value, unit) => formatAmount(value, unit, locale),
     percent: (value) => formatPercent(value, { signed: true, locale }),
+    value: (name, value) => describeValue(name, value, locale),
+    month: (period) => monthOf(period, locale),
+    filters: (filters, skip = []) => describeFilters(filters, skip, locale),
   };
 }
 
@@ -36,15 +45,26 @@ export function textFormat(locale = 'en-US'): TextFormat {
  * @example
  * describeValue('period', { from: '2024010', to: '2024012' }) // 'October 2024 (2024010) to December 2024 (2024012)'
  */
-export function describeValue(name: string, value: unknown): string {
-  if (Array.isArray(value)) return value.map((v) => describeValue(name, v)).join(', ');
+export function describeValue(name: string, value: unknown, locale = 'en-US'): string {
+  if (Array.isArray(value)) return value.map((v) => describeValue(name, v, locale)).join(', ');
   if (value && typeof value === 'object') {
     const range = value as { from?: string; to?: string };
-    return `${range.from ? describeValue(name, range.from) : '…'} to ${range.to ? describeValue(name, range.to) : '…'}`;
+    return `${range.from ? describeValue(name, range.from, locale) : '…'} to ${range.to ? describeValue(name, range.to, locale) : '…'}`;
   }
   if (value === null) return '(blank)';
   const text = String(value);
-  return name === 'period' && /^\d{7}$/.test(text) ? `${describePeriod(text)} (${text})` : text;
+  return name === 'period' && /^\d{7}$/.test(text) ? `${monthOf(text, locale)} (${text})` : text;
+}
+
+/** "2024012" → "December 2024", or the locale's month name ("Dezember 2024"); special periods stay "period 13 2024". */
+export function monthOf(period: string, locale = 'en-US'): string {
+  const month = Number(period.slice(4));
+  if (locale.startsWith('en') || month < 1 || month > 12) return describePeriod(period);
+  try {
+    return new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(Date.UTC(Number(period.slice(0, 4)), month - 1, 1)));
+  } catch {
+    return describePeriod(period);
+  }
 }
 
 /**
@@ -53,10 +73,10 @@ export function describeValue(name: string, value: unknown): string {
  * @example
  * describeFilters({ company: '1000', version: 'BUDGET' }, ['version']) // 'company 1000'
  */
-export function describeFilters(filters: Json | undefined, skip: string[] = []): string {
+export function describeFilters(filters: Json | undefined, skip: string[] = [], locale = 'en-US'): string {
   return Object.entries(filters ?? {})
     .filter(([name]) => !skip.includes(name))
-    .map(([name, value]) => `${name.replace(/_/g, ' ')} ${describeValue(name, value)}`)
+    .map(([name, value]) => `${name.replace(/_/g, ' ')} ${describeValue(name, value, locale)}`)
     .join(', ');
 }
 

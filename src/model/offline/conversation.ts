@@ -8,7 +8,7 @@
  */
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { Understanding } from '../../skills/questionForms.ts';
-import type { Reading } from './understand.ts';
+import { qualifyingIntents, type Reading } from './understand.ts';
 
 /** What is stored: the understood question and the form that answered it. */
 export interface ConversationState {
@@ -44,24 +44,35 @@ export function stateOf(question: Understanding, form: string): ConversationStat
  * resolve(reading, previous).filters // { company: '2000', period: '2024012' }
  */
 export function resolve(reading: Reading, previous: ConversationState | undefined): { question: Understanding; inherited: boolean } {
-  const fresh = reading.complete || (reading.sources.length > 0 && !reading.elliptical);
+  // A question stands alone when it names what to read (sources or constraints) and its own kind,
+  // measure or grouping, or names sources without a follow-up opener. "Split by group account"
+  // names only a grouping: it is about the question before.
+  const standsAlone = reading.sources.length > 0 || Object.keys(reading.filters).some((name) => name !== 'version' && name !== 'period');
+  const fresh = standsAlone && (reading.complete || (reading.sources.length > 0 && !reading.elliptical));
   if (!previous || fresh) return { question: reading, inherited: false };
   const before = previous.question;
   const filters = { ...before.filters, ...reading.filters };
+  // "and at September?" after a year-to-date question: year to date at September.
+  const yearToDate = before.intents.includes('year_to_date') && typeof reading.filters.period === 'string';
+  if (yearToDate) filters.period = { from: `${(reading.filters.period as string).slice(0, 4)}001`, to: reading.filters.period as string };
+  // A follow-up that names its own kind ("any duplicates?") keeps the data, not the old kind.
+  const ownKinds = [...reading.intents].filter((intent) => !qualifyingIntents.has(intent));
+  const intents = ownKinds.length ? new Set([...reading.intents, ...before.intents.filter((i) => qualifyingIntents.has(i) && i !== 'why')]) : new Set([...before.intents, ...reading.intents]);
+  const sources = reading.sources.length ? reading.sources : ownKinds.length ? before.sources.slice(0, 1) : before.sources;
   // A new version replaces the versions compared; a new period replaces the periods compared.
   if (reading.versions.length && !reading.filters.version) delete filters.version;
   return {
     inherited: true,
     question: {
       text: reading.text,
-      sources: reading.sources.length ? reading.sources : before.sources,
+      sources,
       measure: reading.measure ?? before.measure,
       filters,
       groupBy: reading.groupBy.length ? reading.groupBy : before.groupBy,
       dimensions: reading.dimensions.length ? reading.dimensions : before.dimensions,
       versions: reading.versions.length >= 2 || (reading.versions.length === 1 && before.versions.length < 2) ? reading.versions : before.versions,
       periods: reading.periods.length ? reading.periods : before.periods,
-      intents: new Set([...before.intents, ...reading.intents]),
+      intents,
       unknown: reading.unknown,
     },
   };

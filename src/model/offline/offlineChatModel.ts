@@ -14,7 +14,7 @@ import type { Catalog } from '../../catalog/catalog.ts';
 import { textOf } from '../../shared/messageText.ts';
 import type { CompletedCall, QuestionForm, Understanding } from '../../skills/questionForms.ts';
 import { previousState, resolve, STATE_KEY, stateOf, type ConversationState } from './conversation.ts';
-import { actionReply, capabilitiesReply, clarificationReply, notHeldReply, relativePeriodReply, tooLongReply } from './replies.ts';
+import { actionReply, capabilitiesReply, clarificationReply, describeUnderstanding, notHeldReply, relativePeriodReply, tooLongReply } from './replies.ts';
 import { MAX_QUESTION_CHARACTERS } from './tokens.ts';
 import { understand, type Reading } from './understand.ts';
 import { buildVocabulary, type Vocabulary } from './vocabulary.ts';
@@ -118,6 +118,7 @@ export class OfflineChatModel extends BaseChatModel {
     const reading = understand(text, this.vocabulary);
     const none = { question: reading, form: undefined, corrections: reading.corrections };
     if (reading.tooLong) return { ...none, reply: tooLongReply(MAX_QUESTION_CHARACTERS) };
+    if (reading.truncated) return { ...none, reply: `Your question seems to stop in the middle ("…${reading.text.trim().split(/\s+/).slice(-4).join(' ')}"). Could you send all of it?` };
     if (reading.action) return { ...none, reply: actionReply(reading.action) };
     if (reading.notHeld.length) return { ...none, reply: notHeldReply(reading.notHeld) };
     const asksNothing = reading.sources.length === 0 && Object.keys(reading.filters).length === 0 && reading.measure === undefined && reading.unknown.length === 0;
@@ -126,7 +127,12 @@ export class OfflineChatModel extends BaseChatModel {
       const opening = reading.intents.has('thanks') && !reading.intents.has('capabilities') ? "You're welcome. If you have another question, these are the kinds I answer:" : undefined;
       return { ...none, reply: capabilitiesReply(this.forms, this.catalog, opening) };
     }
-    const { question } = resolve(reading, previous);
+    const { question, inherited } = resolve(reading, previous);
+    // "and for 2000?" with nothing before it: for 2000 of what?
+    if (!previous && reading.elliptical && reading.sources.length === 0 && !reading.complete) {
+      return { ...none, reply: `What should I look at${Object.keys(reading.filters).length ? ` for ${describeUnderstanding(reading)}` : ''}? This conversation has no earlier question to continue; ask the whole question, e.g. "total amount in fi_reporting for company 2000 in Q2 2024".` };
+    }
+    void inherited;
     const ranked = this.forms
       .map((form) => ({ form, score: form.score(question, this.catalog) }))
       .filter((entry) => entry.score > 0)

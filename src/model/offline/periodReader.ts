@@ -13,10 +13,13 @@ export interface PeriodMatch {
   /** How many words the expression took. */
   length: number;
   value: PeriodValue;
+  /** Read from "year to date at …": a follow-up naming another month keeps it year to date. */
+  yearToDate?: boolean;
 }
 
 const ordinals: Record<string, number> = { first: 1, '1st': 1, second: 2, '2nd': 2, third: 3, '3rd': 3, fourth: 4, '4th': 4, last: 4, final: 4 };
 const rangeWords = new Set(['to', 'through', 'thru', 'until', 'till']);
+const monthPrepositions = new Set(['for', 'in', 'of', 'from', 'to', 'until', 'till', 'through', 'at', 'since', 'during', 'and', 'about', 'by', 'end']);
 
 /**
  * The period expression starting at `index`, if there is one.
@@ -89,6 +92,8 @@ function readOne(words: readonly string[], index: number, defaultYear: number, i
   if (quarter === undefined && ordinals[word] !== undefined && next === 'quarter') [quarter, used] = [ordinals[word], 2];
   if (quarter !== undefined) {
     const year = yearAfter(used);
+    // "last quarter" without a year depends on today's date: left to be asked back.
+    if ((word === 'last' || word === 'final') && !year) return undefined;
     const y = year?.year ?? defaultYear;
     return span(year ? year.length : used, formatPeriod(y, quarter * 3 - 2), formatPeriod(y, quarter * 3));
   }
@@ -108,7 +113,7 @@ function readOne(words: readonly string[], index: number, defaultYear: number, i
     let at = index + ytdLength;
     while (['at', 'through', 'thru', 'until', 'till', 'to', 'as', 'of', 'up', 'end', 'the', 'in', 'for'].includes(words[at] ?? '')) at += 1;
     const end = readOne(words, at, defaultYear, isValueCode);
-    if (end && 'point' in end.value) return span(at - index + end.length, `${end.value.point.slice(0, 4)}001`, end.value.point);
+    if (end && 'point' in end.value) return { ...span(at - index + end.length, `${end.value.point.slice(0, 4)}001`, end.value.point), yearToDate: true };
     return undefined;
   }
   // full year / fiscal year / FY [2024], FY2024, and a bare 2024
@@ -119,12 +124,14 @@ function readOne(words: readonly string[], index: number, defaultYear: number, i
     return yearSpan(year ? year.length : yearWords, year?.year ?? defaultYear);
   }
   if (/^(?:19|20)\d{2}$/.test(word) && !isValueCode(word)) return yearSpan(1, Number(word));
+  // "over the year", "for the whole year": the year the data is about.
+  if (word === 'year' && ['the', 'whole', 'full', 'entire', 'over'].includes(words[index - 1] ?? '')) return yearSpan(1, defaultYear);
   // December [2024], Dec '24, Octobr (corrected before it gets here)
   const month = word.length >= 3 ? monthNumber(word) : undefined;
   if (month !== undefined) {
     const year = yearAfter(1);
-    // "may" is a verb unless a year follows; "march" and "sat" are left to context the same way.
-    if (word === 'may' && !year) return undefined;
+    // "may" is a verb unless a year follows or a preposition comes before ("for May").
+    if (word === 'may' && !year && !monthPrepositions.has(words[index - 1] ?? '')) return undefined;
     return point(year ? year.length : 1, year?.year ?? defaultYear, month);
   }
   return undefined;

@@ -6,6 +6,7 @@
  * never make the parser slow.
  */
 import { distance } from 'fastest-levenshtein';
+import { monthNumber } from '../../catalog/periods.ts';
 
 export interface Token {
   /** Lower-cased word, possessive "'s" removed. */
@@ -13,6 +14,9 @@ export interface Token {
   /** The word as written. */
   original: string;
 }
+
+/** Short forms read as the word they stand for. */
+const abbreviations: Record<string, string> = { yr: 'year', yrs: 'year', mth: 'month', mths: 'month', qtr: 'quarter', amt: 'amount', whats: 'what' };
 
 /** Longer questions are asked back to be shortened, so no input can make reading it slow. */
 export const MAX_QUESTION_CHARACTERS = 2_000;
@@ -31,12 +35,21 @@ const periodLike = /^(?:\d{4}[-/.]\d{1,3}|\d{1,3}[-/.]\d{4}|[a-z]{3,9}[-'’]\d{
  */
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
-  for (const match of text.slice(0, MAX_QUESTION_CHARACTERS).matchAll(tokenPattern)) {
+  // "Jan–Mar" is a range; a lone "#" is SAP's "not assigned".
+  const normalised = text
+    .slice(0, MAX_QUESTION_CHARACTERS)
+    .replace(/\s*[–—]\s*/g, ' to ')
+    .replace(/(^|\s)#(?=\s|$|[?.,;:!])/g, '$1notassigned')
+    .replace(/\.?['’]s\b/g, '');
+  for (const match of normalised.matchAll(tokenPattern)) {
     const whole = match[0];
-    const parts = periodLike.test(whole) || /^\d+(?:\.\d+)+$/.test(whole) ? [whole] : whole.split(/[-/]/);
+    let parts = periodLike.test(whole) || /^\d+(?:\.\d+)+$/.test(whole) ? [whole] : whole.split(/[-/]/);
+    // "jan-mar": two months joined by a hyphen are a range.
+    if (parts.length === 2 && /-/.test(whole) && parts.every((part) => part.length >= 3 && monthNumber(part) !== undefined)) parts = [parts[0]!, 'to', parts[1]!];
     for (const part of parts) {
       const original = part.replace(/['’]s$/i, '').replace(/\.+$/, '');
-      if (original) tokens.push({ word: original.toLowerCase(), original });
+      const word = original.toLowerCase();
+      if (original) tokens.push({ word: abbreviations[word] ?? word, original });
     }
   }
   return tokens;

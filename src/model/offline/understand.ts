@@ -9,7 +9,13 @@ import type { FilterValue, Understanding } from '../../skills/questionForms.ts';
 import { readPeriod, type PeriodValue } from './periodReader.ts';
 import { MAX_QUESTION_CHARACTERS, spellingOf, tokenize } from './tokens.ts';
 import { longestPhrase, type Vocabulary } from './vocabulary.ts';
-import { actionLeadIns, actionPhrases, actionVerbs, fillerWords } from './words.ts';
+import { actionLeadIns, actionPhrases, actionVerbs, fillerWords, followUpOpeners } from './words.ts';
+
+/** Words a finished question does not end on. */
+const danglingWords = new Set(['and', 'to', 'from', 'between', 'for', 'of', 'in', 'by', 'with', 'vs', 'versus', 'than', 'at', 'the', 'or']);
+
+/** Intents that qualify a question rather than name its kind: "and why?" is still a follow-up. */
+export const qualifyingIntents = new Set(['why', 'thanks', 'net', 'meaning', 'year_to_date', 'trend']);
 
 /** What the core needs beyond the slots: how the question was read, and what it asks of the core. */
 export interface Reading extends Understanding {
@@ -23,6 +29,8 @@ export interface Reading extends Understanding {
   action: string | undefined;
   /** The question is longer than the model reads. */
   tooLong: boolean;
+  /** The question ends in the middle ("… between October and"). */
+  truncated: boolean;
   /** Words that name a kind, measure, grouping or source: such a question starts fresh. */
   complete: boolean;
   /** The question opens like a follow-up ("and …", "what about …", "same for …"). */
@@ -41,7 +49,7 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
   const corrections: Reading['corrections'] = [];
   const words = tokens.map((token) => {
     if (isKnown(token.word, vocabulary)) return token.word;
-    const corrected = spellingOf(token.word, vocabulary.words);
+    const corrected = spellingOf(token.word, vocabulary.spellings);
     if (corrected) corrections.push({ from: token.original, to: corrected });
     return corrected ?? token.word;
   });
@@ -57,6 +65,7 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
   const relativePeriods: string[] = [];
   const notHeld: Reading['notHeld'] = [];
   let measure: string | undefined;
+  let measureIsGeneric = false;
   let grouping = false;
 
   const addValue = (dimension: string, found: string[]) => values.set(dimension, [...new Set([...(values.get(dimension) ?? []), ...found])]);
@@ -76,6 +85,7 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     const period = phrase?.meaning.kind === 'source' || phrase?.meaning.kind === 'value' ? undefined : readPeriod(words, index, vocabulary.defaultYear, isValueCode);
     if (period) {
       periods.push(period.value);
+      if (period.yearToDate) intents.add('year_to_date');
       index += period.length;
       grouping = false;
       continue;
@@ -94,7 +104,7 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
           addValue(meaning.dimension, meaning.values);
           break;
         case 'measure':
-          measure ??= meaning.name;
+          if (measure === undefined || (measureIsGeneric && !meaning.generic)) [measure, measureIsGeneric] = [meaning.name, meaning.generic];
           break;
         case 'intent':
           intents.add(meaning.name);
@@ -116,6 +126,13 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
       continue;
     }
     if (!(grouping && (word === 'and' || word === 'the'))) grouping = false;
+    // "PC2020": a code shaped like one dimension's values (letters and digit count) is a value of it.
+    const shaped = /\d/.test(word) ? vocabulary.codeShapes.get(shapeOf(tokens[index]!.original)) : undefined;
+    if (shaped && shaped.length === 1) {
+      addValue(shaped[0]!, [tokens[index]!.original.toUpperCase()]);
+      index += 1;
+      continue;
+    }
     if (!fillerWords.has(word)) unknown.push(tokens[index]!.original);
     index += 1;
   }
@@ -131,14 +148,24 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
   else if (spans.length > 0) filters.period = { from: [...spans.map((s) => s.from), ...points].sort()[0]!, to: [...spans.map((s) => s.to), ...points].sort().at(-1)! };
   if (intents.has('trend') && !groupBy.includes('period')) groupBy.push('period');
 
-  // "What is a delta load?", "how does currency translation work?": a question about meaning.
+  // "What is a delta load?", "how does currency translation work?", "what is the acquisition
+  // layer for?": a question about meaning, not about figures.
   const [w0, w1, w2] = words;
-  if ((w0 === 'what' && (w1 === 'are' || (w1 === 'is' && (w2 === 'a' || w2 === 'an')))) || (w0 === 'how' && (w1 === 'does' || w1 === 'do' || w1 === 'is' || w1 === 'are') && !intents.has('compare'))) intents.add('meaning');
+  const noFigures = Object.keys(filters).length === 0 && measure === undefined;
+  const noScope = filters.company === undefined && typeof filters.period !== 'object' && !/^\d{7}$/.test(String(filters.period ?? ''));
+  if (
+    (w0 === 'what' && (w1 === 'are' || (w1 === 'is' && (w2 === 'a' || w2 === 'an')))) ||
+    (w0 === 'how' && (w1 === 'does' || w1 === 'do' || w1 === 'is' || w1 === 'are') && noScope && sources.length < 2) ||
+    (w0 === 'what' && (w1 === 'is' || w1 === 'are') && sources.length > 0 && noFigures) ||
+    // "Why shouldn't I add up USD and EUR?": a why about no data in particular is a question about rules.
+    (w0 === 'why' && noScope && sources.length === 0 && !intents.has('net'))
+  ) {
+    intents.add('meaning');
+  }
   const first = words.find((word) => !actionLeadIns.has(word));
   const joined = ` ${words.join(' ')} `;
   const action = (first && actionVerbs.has(first) ? first : undefined) ?? actionPhrases.find((phrase) => joined.includes(` ${phrase} `));
-  // Intents that qualify a question rather than name its kind: "and why?" is still a follow-up.
-  const kindIntents = [...intents].filter((intent) => !['why', 'thanks', 'net', 'meaning'].includes(intent));
+  const kindIntents = [...intents].filter((intent) => !qualifyingIntents.has(intent));
   return {
     text,
     sources,
@@ -155,13 +182,20 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     notHeld,
     action,
     tooLong: text.length > MAX_QUESTION_CHARACTERS,
+    // "revenue between October and": the question was cut off; answering the part would broaden it.
+    truncated: words.length > 0 && danglingWords.has(words.at(-1)!) && !/[?.!]\s*$/.test(text),
     complete: kindIntents.length > 0 || measure !== undefined || groupBy.length > 0,
-    elliptical: ['and', 'what', 'how', 'same', 'now', 'also', 'then', 'ok', 'okay', 'but'].includes(words[0] ?? '') && words.length <= 12,
+    elliptical: (followUpOpeners.has(words[0] ?? '') || ((words[0] === 'what' || words[0] === 'how') && words[1] === 'about')) && words.length <= 12,
   };
 }
 
+/** "PC2020" → "PC9999": letters kept, digits masked, so codes of one family share a shape. */
+export function shapeOf(code: string): string {
+  return code.toUpperCase().replace(/\d/g, '9');
+}
+
 function isKnown(word: string, vocabulary: Vocabulary): boolean {
-  return vocabulary.words.has(word) || fillerWords.has(word) || /\d/.test(word) || word.length < 4;
+  return vocabulary.words.has(word) || fillerWords.has(word) || actionVerbs.has(word) || /\d/.test(word) || word.length < 4;
 }
 
 /** Codes right after a dimension word: "company 1000 and 2000", "PC1020", "account 6000000". */
@@ -170,7 +204,8 @@ function codesAfter(tokens: ReturnType<typeof tokenize>, words: readonly string[
   let at = index;
   while (at < words.length) {
     const original = tokens[at]!.original;
-    const looksLikeCode = /\d/.test(original) || /^[A-Z0-9_]{2,}$/.test(original) || vocabulary.valueCodes.has(words[at]!);
+    const known = vocabulary.byFirstWord.has(words[at]!) && !vocabulary.valueCodes.has(words[at]!);
+    const looksLikeCode = !known && (/\d/.test(original) || /^[A-Z0-9_]{2,}$/.test(original) || vocabulary.valueCodes.has(words[at]!));
     if (!looksLikeCode || /^\d{7}$/.test(original) && /^20\d{5}$/.test(original) && !vocabulary.valueCodes.has(words[at]!)) break;
     codes.push({ code: vocabulary.valueCodes.has(words[at]!) ? canonical(original) : original.toUpperCase() === original ? original : original.toUpperCase(), end: at + 1 });
     at += 1;

@@ -13,7 +13,7 @@ export type Meaning =
   | { kind: 'source'; name: string }
   | { kind: 'dimension'; name: string }
   | { kind: 'value'; dimension: string; values: string[] }
-  | { kind: 'measure'; name: string }
+  | { kind: 'measure'; name: string; generic: boolean }
   | { kind: 'intent'; name: string }
   | { kind: 'group' }
   | { kind: 'relative_period' }
@@ -27,12 +27,19 @@ export interface Phrase {
 export interface Vocabulary {
   /** Phrases by their first word, longest first. */
   byFirstWord: Map<string, Phrase[]>;
-  /** Every word of every phrase, filler and month names: what a misspelling is corrected to. */
+  /** Every word of every phrase, filler and month names: words it knows. */
   words: Set<string>;
+  /**
+   * What a misspelling is corrected to: the catalog's words and month names. Intent words are
+   * left out: "talking" must not become "lacking" and turn small talk into a data check.
+   */
+  spellings: Set<string>;
   /** The year a month named without one belongs to: the latest year the catalog's periods show. */
   defaultYear: number;
   /** Value codes of the catalog (lower case), so a bare "2000" reads as company 2000, not as a year. */
   valueCodes: Set<string>;
+  /** Shapes of the catalog's codes that hold a digit ("PC9999") → the dimensions whose values have it. */
+  codeShapes: Map<string, string[]>;
 }
 
 const monthWords = ['january', 'february', 'march', 'april', 'june', 'july', 'august', 'september', 'october', 'november', 'december', 'quarter', 'half', 'year', 'period'];
@@ -47,6 +54,7 @@ const monthWords = ['january', 'february', 'march', 'april', 'june', 'july', 'au
 export function buildVocabulary(catalog: Catalog, forms: readonly QuestionForm[]): Vocabulary {
   const phrases = new Map<string, Phrase>();
   const valueCodes = new Set<string>();
+  const codeShapes = new Map<string, string[]>();
   const add = (text: string, meaning: Meaning) => {
     const words = phraseWords(text);
     if (words.length === 0) return;
@@ -69,11 +77,18 @@ export function buildVocabulary(catalog: Catalog, forms: readonly QuestionForm[]
       for (const code of codes) {
         add(code, { kind: 'value', dimension: dimension.name, values: [code] });
         valueCodes.add(code.toLowerCase());
+        if (/\d/.test(code) && /[A-Za-z]/.test(code)) {
+          const shape = code.toUpperCase().replace(/\d/g, '9');
+          codeShapes.set(shape, [...new Set([...(codeShapes.get(shape) ?? []), dimension.name])]);
+        }
       }
       for (const [code, labels] of dimension.values) for (const label of labels) add(label, { kind: 'value', dimension: dimension.name, values: [code] });
     }
     for (const measure of source.measures.values()) {
-      for (const word of [measure.name, measure.name.replace(/_/g, ' '), ...measure.synonyms]) add(word, { kind: 'measure', name: measure.name });
+      // "result", "value": everyday words for the default measure give way to a specific one ("translated to EUR").
+      const isDefault = source.defaultMeasures.includes(measure.name);
+      for (const word of [measure.name, measure.name.replace(/_/g, ' ')]) add(word, { kind: 'measure', name: measure.name, generic: false });
+      for (const word of measure.synonyms) add(word, { kind: 'measure', name: measure.name, generic: isDefault });
     }
   }
   for (const subject of catalog.notHeld) for (const term of subject.terms) add(term, { kind: 'not_held', reason: subject.reason });
@@ -90,7 +105,9 @@ export function buildVocabulary(catalog: Catalog, forms: readonly QuestionForm[]
   }
   for (const list of byFirstWord.values()) list.sort((x, y) => y.words.length - x.words.length);
   const words = new Set([...[...phrases.values()].flatMap((p) => p.words), ...fillerWords, ...monthWords]);
-  return { byFirstWord, words, defaultYear: defaultYear(catalog), valueCodes };
+  const catalogWords = [...phrases.values()].filter((p) => p.meaning.kind !== 'intent' && p.meaning.kind !== 'group' && p.meaning.kind !== 'relative_period').flatMap((p) => p.words);
+  const spellings = new Set([...catalogWords, ...monthWords].filter((word) => !fillerWords.has(word)));
+  return { byFirstWord, words, spellings, defaultYear: defaultYear(catalog), valueCodes, codeShapes };
 }
 
 /** When one phrase means two things, the more specific wins: a source name over a value over a measure… */

@@ -27,8 +27,11 @@ export const fillerWords = new Set(
    up down out off
    like as well
    one two
-   whole year-round
-   ok okay hmm hi hey
+   whole year-round no not group three four both
+   doesn't don't isn't aren't didn't shouldn't won't can't wasn't weren't hasn't haven't couldn't wouldn't
+   whats made make makes making although though however while whereas because since bucket zero
+   add adds added adding so much way far looks looked off seems going on here
+   ok okay hmm
    please could you can you would you
    figure out
    tell me
@@ -41,14 +44,14 @@ export const fillerWords = new Set(
 );
 
 /** Words that make a question a follow-up of the one before ("and for 2000?", "same for Q2"). */
-export const followUpOpeners = new Set(['and', 'what', 'how', 'same', 'now', 'also', 'then', 'ok', 'okay', 'but', 'again']);
+export const followUpOpeners = new Set(['and', 'same', 'now', 'also', 'then', 'ok', 'okay', 'but', 'again', 'plus']);
 
 /** Intents every form can read, with their phrases. Forms add their own (see QuestionForm.intents). */
 export const coreIntents: Record<string, string[]> = {
-  why: ['why', 'explain', 'explanation', 'cause', 'causes', 'caused', 'causing', 'reason', 'reasons', 'driver', 'drivers', 'drove', 'drives', 'driving', 'driven', 'root cause', 'how come', 'what happened', 'where does', 'where do', 'account for', 'accounts for', 'come from', 'comes from'],
-  net: ['net to zero', 'nets to zero', 'net out', 'nets out', 'netting', 'net off', 'balance out', 'balances out', 'offset', 'offsets', 'eliminate', 'eliminates', 'elimination', 'eliminations'],
-  thanks: ['thanks', 'thank', 'thank you', 'thx', 'cheers', 'great', 'perfect', 'cool', 'nice', 'awesome', 'hello', 'good morning', 'good afternoon', 'appreciated', 'helpful'],
-  capabilities: ['what can you do', 'what else can you do', 'what can you answer', 'what do you do', 'help', 'what questions', 'capabilities', 'how can you help', 'who are you'],
+  why: ['why', 'explain', 'explains', 'explained', 'behind', "what's behind", 'whats behind', 'explanation', 'cause', 'causes', 'caused', 'causing', 'reason', 'reasons', 'driver', 'drivers', 'drove', 'drives', 'driving', 'driven', 'root cause', 'how come', 'what happened', 'where does', 'where do', 'account for', 'accounts for', 'come from', 'comes from'],
+  net: ['out of balance', 'not balanced', 'unbalanced', "doesn't balance", 'net to zero', 'nets to zero', 'net out', 'nets out', 'netting', 'net off', 'balance out', 'balances out', 'offset', 'offsets', 'eliminate', 'eliminates', 'elimination', 'eliminations'],
+  thanks: ['thanks', 'thank', 'thank you', 'thx', 'cheers', 'great', 'perfect', 'cool', 'nice', 'awesome', 'hello', 'hi', 'hey', 'good morning', 'good afternoon', 'appreciated', 'helpful'],
+  capabilities: ['what can you do', 'what else can you do', 'what can you answer', 'what do you do', 'help', 'help with', 'what questions', 'capabilities', 'how can you help', 'who are you', 'who am i talking to', 'who is this', 'what are you'],
   meaning: ['mean', 'means', 'meaning', 'definition', 'define', 'defined', 'stand for', 'stands for', 'concept', 'purpose', 'in general', 'work', 'works', 'handled', 'difference between'],
   trend: ['trend', 'trends', 'development', 'evolution', 'over time', 'month by month', 'month over month', 'monthly'],
 };
@@ -70,4 +73,4 @@ export const actionLeadIns = new Set(['please', 'can', 'could', 'would', 'will',
 export const groupMarkers = ['by', 'per', 'for each', 'each', 'split', 'split by', 'broken down by', 'break down by', 'breakdown', 'breakdown by', 'grouped by', 'group by', 'across'];
 
 /** Relative periods the data cannot place without a date of its own: asked back. */
-export const relativePeriodPhrases = ['last month', 'this month', 'previous month', 'prior month', 'current month', 'last year', 'this year', 'previous year', 'prior year', 'current year', 'current period', 'last period', 'previous period', 'this quarter', 'previous quarter', 'prior quarter', 'yesterday', 'today', 'last week', 'this week', 'recently', 'latest'];
+export const relativePeriodPhrases = ['last quarter', 'this quarter', 'last month', 'this month', 'previous month', 'prior month', 'current month', 'last year', 'this year', 'previous year', 'prior year', 'current year', 'current period', 'last period', 'previous period', 'previous quarter', 'prior quarter', 'yesterday', 'today', 'last week', 'this week', 'recently', 'latest'];
