@@ -11,7 +11,11 @@ import type { Logger } from '../logging/logger.ts';
 import type { QuestionForm } from './questionForms.ts';
 
 export { ToolError } from '../errors/index.ts';
+// Length caps every string argument should carry (see src/shared/inputLimits.ts).
+export { MAX_NAME_CHARS, MAX_VALUE_CHARS, nameArgument, valueArgument } from '../shared/inputLimits.ts';
 export { defineQuestionForm } from './questionForms.ts';
+export { describeFilters, errorAnswer, sideLabels, textFormat, type TextFormat } from './answerText.ts';
+export { scopeOn, sourceFor } from './questionScope.ts';
 export type { CompletedCall, FilterValue, FormContext, PlanStep, PlannedCall, QuestionForm, Understanding } from './questionForms.ts';
 
 /** What a tool handler can use: the catalog, the read-only data layer, a logger, and a cancel signal. */
