@@ -88,7 +88,7 @@ export function comparisonAnswer(result: Json, explanation: Json | undefined, f:
     if (best) {
       lines.push(`By ${best.dimension.replace(/_/g, ' ')}:`);
       for (const value of best.values.slice(0, 5)) {
-        lines.push(`- ${f.value(best.dimension, value.value)}: ${labelA} ${f.amount(value.a ?? 0, explanation.gap?.currency)} vs ${labelB} ${f.amount(value.b ?? 0, explanation.gap?.currency)}, difference ${f.amount(value.difference, explanation.gap?.currency)} (${value.share_percent}% of the gap)`);
+        lines.push(`- ${f.value(best.dimension, value.value)}: ${labelA} ${f.amount(value.a ?? 0, explanation.gap?.currency)} vs ${labelB} ${f.amount(value.b ?? 0, explanation.gap?.currency)}, difference ${f.amount(value.difference, explanation.gap?.currency)} (${value.role === 'offset' ? `offsets the gap, ${value.share_percent}%` : `${value.share_percent}% of the gap`})`);
       }
     }
   }

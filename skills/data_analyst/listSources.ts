@@ -42,6 +42,8 @@ export function describeCatalog(catalog: Catalog) {
         description: d.description,
         ...(d.type === 'period' ? { format: 'YYYYPPP' } : {}),
         examples: d.examples,
+        // Business names of values ("3000": "Contoso UK Ltd"), so any model maps names to codes.
+        ...(d.values.size ? { value_names: Object.fromEntries([...d.values].map(([code, names]) => [code, names[0]])) } : {}),
       })),
       measures: [...source.measures.values()].map((m) => ({
         name: m.name,
@@ -51,9 +53,11 @@ export function describeCatalog(catalog: Catalog) {
       })),
       default_measures: source.defaultMeasures,
       default_filters: source.defaultFilters,
+      ...(Object.keys(source.implied).length ? { implied: source.implied } : {}),
     })),
     comparable_pairs: comparablePairs,
     group_currency: catalog.groupCurrency ?? null,
     comparison_thresholds: catalog.thresholds,
+    not_held: catalog.notHeld,
   };
 }
