@@ -12,17 +12,18 @@ import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import { interpretComparison } from './interpretation.ts';
 import { comparisons, STORED_DIFFERENCES } from './comparisonStore.ts';
+import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { DEFAULT_TOP_DIFFERENCES } from './limits.ts';
 import { toWhere } from './querySource.ts';
 
 /** compare_sources arguments; explain_difference accepts them too. */
 export const compareInput = z.strictObject({
-  source_a: z.string().min(1).describe('first source (percentages are relative to it)'),
-  source_b: z.string().min(1).describe('second source; may equal source_a to compare versions, e.g. ACTUAL vs BUDGET'),
+  source_a: nameArgument().describe('first source (percentages are relative to it)'),
+  source_b: nameArgument().describe('second source; may equal source_a to compare versions, e.g. ACTUAL vs BUDGET'),
   measure: z
-    .union([z.string().min(1), z.strictObject({ a: z.string().min(1), b: z.string().min(1) })])
+    .union([nameArgument(), z.strictObject({ a: nameArgument(), b: nameArgument() })])
     .describe('measure on both sides, or {"a": ..., "b": ...} for different measures per side'),
-  align_on: z.array(z.string().min(1)).max(8).optional().describe('common dimensions to align rows on; default company and period'),
+  align_on: z.array(nameArgument()).max(8).optional().describe('common dimensions to align rows on; default company and period'),
   filters: filtersSchema.optional().describe('filters applied to both sides (same forms as query_source filters)'),
   filters_a: filtersSchema.optional().describe('filters for side a only, e.g. {"version":"ACTUAL"}'),
   filters_b: filtersSchema.optional().describe('filters for side b only, e.g. {"version":"BUDGET"}'),

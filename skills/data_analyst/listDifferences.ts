@@ -3,6 +3,7 @@
  * without recomputing it.
  */
 import { z } from 'zod';
+import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { defineTool } from '../../src/skills/api.ts';
 import { comparisons, STORED_DIFFERENCES } from './comparisonStore.ts';
 
@@ -12,7 +13,7 @@ export const listDifferences = defineTool({
   name: 'list_differences',
   description: `Page through the differences of an earlier compare_sources call by its comparison_id (largest first, up to ${STORED_DIFFERENCES} kept), optionally only some statuses. No recomputation.`,
   input: z.strictObject({
-    comparison_id: z.string().min(1).describe('comparison_id from compare_sources'),
+    comparison_id: nameArgument().describe('comparison_id from compare_sources'),
     offset: z.number().int().min(0).default(0).describe('rows to skip'),
     limit: z.number().int().min(1).max(100).default(20).describe('rows to return (at most 100)'),
     status: z.array(z.enum(statuses)).min(1).optional().describe('only these statuses'),

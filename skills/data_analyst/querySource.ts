@@ -10,20 +10,21 @@ import { roundAmount } from '../../src/data/reconciliation.ts';
 import { defineTool, ToolError } from '../../src/skills/api.ts';
 import { closestMatch } from '../../src/shared/closestMatch.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
+import { MAX_ORDER_BY_CHARS, nameArgument } from '../../src/shared/inputLimits.ts';
 import { DEFAULT_QUERY_ROWS, MAX_QUERY_ROWS, MAX_ROWS_CHARS } from './limits.ts';
 
 const orderItem = z.strictObject({
-  field: z.string().describe('a dimension or measure of the query'),
+  field: nameArgument().describe('a dimension or measure of the query'),
   direction: z.enum(['asc', 'desc']).default('asc'),
 });
 
 const input = z.strictObject({
-  source: z.string().min(1).describe('source name from list_sources, e.g. fi_reporting'),
-  measures: z.array(z.string().min(1)).min(1).max(10).optional().describe("measures to aggregate; default: the source's default measures"),
-  dimensions: z.array(z.string().min(1)).max(8).optional().describe('dimensions to group by; none = one total row'),
+  source: nameArgument().describe('source name from list_sources, e.g. fi_reporting'),
+  measures: z.array(nameArgument()).min(1).max(10).optional().describe("measures to aggregate; default: the source's default measures"),
+  dimensions: z.array(nameArgument()).max(8).optional().describe('dimensions to group by; none = one total row'),
   filters: filtersSchema.optional(),
   order_by: z
-    .union([z.string(), z.array(z.union([z.string(), orderItem]))])
+    .union([z.string().max(MAX_ORDER_BY_CHARS), z.array(z.union([nameArgument(), orderItem])).max(20)])
     .optional()
     .describe('e.g. "amount desc", or [{"field":"amount","direction":"desc"}]; default: by the grouped dimensions'),
   limit: z.number().int().positive().optional().describe(`rows to return (default ${DEFAULT_QUERY_ROWS}, at most ${MAX_QUERY_ROWS})`),

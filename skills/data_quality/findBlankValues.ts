@@ -4,6 +4,7 @@
  * sit and example records to correct.
  */
 import { z } from 'zod';
+import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import type { Dimension, Source } from '../../src/catalog/catalog.ts';
 import { filtersSchema } from '../../src/catalog/filters.ts';
@@ -26,8 +27,8 @@ import {
 } from './scope.ts';
 
 const input = z.strictObject({
-  source: z.string().min(1).describe('source name from list_sources, e.g. fi_reporting'),
-  dimensions: z.array(z.string().min(1)).min(1).max(30).optional().describe('dimensions to check, e.g. ["profit_center", "segment"]; default: every dimension of the source'),
+  source: nameArgument().describe('source name from list_sources, e.g. fi_reporting'),
+  dimensions: z.array(nameArgument()).min(1).max(30).optional().describe('dimensions to check, e.g. ["profit_center", "segment"]; default: every dimension of the source'),
   filters: filtersSchema.optional(),
 });
 

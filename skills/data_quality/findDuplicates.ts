@@ -4,6 +4,7 @@
  * (or other ignored dimensions) the copies came in with and the amount counted twice.
  */
 import { z } from 'zod';
+import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { measureUnit, type Dimension, type Source } from '../../src/catalog/catalog.ts';
 import { filtersSchema } from '../../src/catalog/filters.ts';
 import type { DuplicateGroup, DuplicateOutcome, DuplicatePattern } from '../../src/data/dataQuality.ts';
@@ -29,19 +30,19 @@ import {
 } from './scope.ts';
 
 const input = z.strictObject({
-  source: z.string().min(1).describe('source name from list_sources, e.g. fi_reporting'),
+  source: nameArgument().describe('source name from list_sources, e.g. fi_reporting'),
   key: z
-    .array(z.string().min(1))
+    .array(nameArgument())
     .min(1)
     .max(12)
     .optional()
     .describe('dimensions that identify one record; rows sharing all of them are copies. Default: document and document_line when the source has them, else every dimension except the ignored ones'),
   ignore: z
-    .array(z.string().min(1))
+    .array(nameArgument())
     .max(12)
     .optional()
     .describe('dimensions in which copies may differ, listed per group (e.g. ["load_request"]: the same line in two load requests). Default: the technical load dimensions of the source'),
-  measure: z.string().min(1).optional().describe("amount measure to total per group; default: the source's default amount"),
+  measure: nameArgument().optional().describe("amount measure to total per group; default: the source's default amount"),
   filters: filtersSchema.optional(),
   limit: z.number().int().positive().optional().describe(`duplicate groups to list, largest duplicated amount first (default ${DEFAULT_DUPLICATE_GROUPS}, at most ${MAX_DUPLICATE_GROUPS}); totals always cover all`),
 });

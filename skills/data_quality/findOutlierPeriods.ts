@@ -4,6 +4,7 @@
  * with the expected range. Also reports periods loaded by more load requests than usual.
  */
 import { z } from 'zod';
+import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { findMeasure, measureUnit, type Dimension, type Measure, type Source } from '../../src/catalog/catalog.ts';
 import { filtersSchema, type Condition } from '../../src/catalog/filters.ts';
 import { describePeriod } from '../../src/catalog/periods.ts';
@@ -17,10 +18,10 @@ import { median, scoreSeries, type ScoredPoint } from './outliers.ts';
 import { describeValues, listText, named, periodDimension, plural, resolveDimensions, resolveScope, technicalDimensions } from './scope.ts';
 
 const input = z.strictObject({
-  source: z.string().min(1).describe('source name from list_sources, e.g. fi_reporting'),
-  measure: z.string().min(1).optional().describe("measure to total per period; default: the source's default measure (amount)"),
+  source: nameArgument().describe('source name from list_sources, e.g. fi_reporting'),
+  measure: nameArgument().optional().describe("measure to total per period; default: the source's default measure (amount)"),
   filters: filtersSchema.optional().describe('filters, e.g. {"company":"1000"} or {"group_account":"G4000000"}; a period range limits the periods compared'),
-  by: z.array(z.string().min(1)).max(4).optional().describe('dimensions that split the data into separate series, each judged on its own, e.g. ["company"]; amounts are always split by currency'),
+  by: z.array(nameArgument()).max(4).optional().describe('dimensions that split the data into separate series, each judged on its own, e.g. ["company"]; amounts are always split by currency'),
   threshold: z.number().min(1).max(50).optional().describe(`robust score (deviation from the median in robust standard deviations) from which a period is flagged; default ${DEFAULT_OUTLIER_THRESHOLD}; lower finds more`),
   limit: z.number().int().positive().optional().describe(`outliers to list, largest score first (default ${DEFAULT_OUTLIERS}, at most ${MAX_OUTLIERS})`),
 });

@@ -3,15 +3,16 @@
  * ranked by BM25, each with a citation (file § heading path).
  */
 import { z } from 'zod';
+import { MAX_SEARCH_QUERY_CHARS, nameArgument } from '../../src/shared/inputLimits.ts';
 import { defineTool, ToolError } from '../../src/skills/api.ts';
 
 export const DEFAULT_RESULTS = 5;
 export const MAX_RESULTS = 10;
 
 const input = z.strictObject({
-  query: z.string().min(1).max(500).describe('the question or topic in plain words, e.g. "why does consolidation differ from FI"'),
+  query: z.string().min(1).max(MAX_SEARCH_QUERY_CHARS).describe('the question or topic in plain words, e.g. "why does consolidation differ from FI"'),
   limit: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`passages to return (default ${DEFAULT_RESULTS}, at most ${MAX_RESULTS})`),
-  skill: z.string().min(1).optional().describe('only this skill\'s knowledge, e.g. "data_analyst"; default: every skill'),
+  skill: nameArgument().optional().describe('only this skill\'s knowledge, e.g. "data_analyst"; default: every skill'),
 });
 
 export const searchKnowledge = defineTool({

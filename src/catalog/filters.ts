@@ -6,8 +6,9 @@ import { z } from 'zod';
 import { ToolError } from '../errors/index.ts';
 import { findDimension, type Dimension, type FilterScalar, type Source } from './catalog.ts';
 import { parsePeriod, parsePeriodSpan } from './periods.ts';
+import { MAX_FILTER_DIMENSIONS, MAX_FILTER_VALUES, MAX_NAME_CHARS, MAX_VALUE_CHARS } from '../shared/inputLimits.ts';
 
-const scalar = z.union([z.string(), z.number(), z.boolean()]);
+const scalar = z.union([z.string().max(MAX_VALUE_CHARS), z.number(), z.boolean()]);
 const range = z
   .strictObject({
     from: scalar.optional().describe('inclusive lower bound'),
@@ -16,11 +17,34 @@ const range = z
   .refine((r) => r.from !== undefined || r.to !== undefined, { error: 'a range needs from, to, or both' });
 
 /** One filter value: a value, null (blank), a list of values, or an inclusive range. */
-export const filterValueSchema = z.union([scalar, z.null(), z.array(z.union([scalar, z.null()])).min(1), range]);
+export const filterValueSchema = z.union([scalar, z.null(), z.array(z.union([scalar, z.null()])).min(1).max(MAX_FILTER_VALUES), range]);
+
+/** Keys that name no dimension but an object's machinery; zod drops `__proto__` silently, so it is refused here. */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Refuses a reserved key (`__proto__`, `constructor`, `prototype`) in an object of dimension
+ * names the way an unknown dimension is refused, before zod would silently drop `__proto__`.
+ * Returns the value unchanged otherwise, so it can run as a zod preprocess step.
+ * @throws ToolError unknown_dimension
+ * @example
+ * const filters = z.preprocess(refuseReservedKeys, z.record(z.string(), z.string()));
+ */
+export function refuseReservedKeys(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  for (const key of Object.keys(value)) {
+    if (!RESERVED_KEYS.has(key)) continue;
+    throw new ToolError('unknown_dimension', `Dimension '${key}' does not exist.`, {
+      hint: 'Use dimension names as list_sources lists them, e.g. {"company": "1000", "period": "2024012"}.',
+      details: { dimension: key },
+    });
+  }
+  return value;
+}
 
 /** `{dimension: value}`; all conditions must hold. */
 export const filtersSchema = z
-  .record(z.string(), filterValueSchema)
+  .preprocess(refuseReservedKeys, z.record(z.string().max(MAX_NAME_CHARS), filterValueSchema).refine((filters) => Object.keys(filters).length <= MAX_FILTER_DIMENSIONS, { error: `at most ${MAX_FILTER_DIMENSIONS} dimensions can be filtered` }))
   .describe(
     'Dimension filters, all must hold. Value forms: "1000" (equals), ["1000","2000"] (any of), {"from":"2024010","to":"2024012"} (inclusive range), null (blank). Periods also accept "December 2024", "2024-12", "Q4 2024", "2024".',
   );

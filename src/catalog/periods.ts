@@ -22,23 +22,43 @@ const validYear = (y: number) => y >= 1900 && y <= 2999;
 const validPeriod = (p: number) => p >= 1 && p <= 16;
 
 /**
+ * Longest text that can be a period or a span once whitespace is collapsed ("september, 2024" is
+ * 15 characters): anything longer is refused before a pattern runs, so a value padded with
+ * thousands of spaces costs one linear pass instead of a backtracking regex on the event loop.
+ */
+const MAX_PERIOD_TEXT = 32;
+
+/** Trimmed, lower-cased, whitespace runs collapsed to one space; undefined when too long to be a period. */
+function periodText(value: string): string | undefined {
+  // Cheap length check first: the collapse below is linear, but need not run on 64 KB of padding.
+  if (value.length > 4 * 1024) return undefined;
+  const text = value.trim().replace(/\s+/g, ' ').toLowerCase();
+  return text.length <= MAX_PERIOD_TEXT ? text : undefined;
+}
+
+/**
  * Parses one period in any common spelling into YYYYPPP, or undefined if it is not one.
  * Accepted: 2024012, 2024-12, 2024/12, 2024.12, 12/2024, 12.2024, 012.2024, P12 2024,
- * 2024 P12, December 2024, Dec 2024.
+ * 2024 P12, December 2024, Dec 2024. Runs in time linear in the input (see MAX_PERIOD_TEXT).
+ * @example
+ * parsePeriod('Dec 2024'); // '2024012'
+ * parsePeriod('2024' + ' '.repeat(65_000) + 'x'); // undefined, at once
  */
 export function parsePeriod(value: string): string | undefined {
-  const text = value.trim();
+  const text = periodText(value);
+  if (text === undefined) return undefined;
+  // Whitespace is one space at most here, so ` ?` stands for the former `\s*`.
   let match = /^(\d{4})(\d{3})$/.exec(text);
   if (match) return checked(Number(match[1]), Number(match[2]));
-  match = /^(\d{4})\s*[-/.]\s*(\d{1,3})$/.exec(text);
+  match = /^(\d{4}) ?[-/.] ?(\d{1,3})$/.exec(text);
   if (match) return checked(Number(match[1]), Number(match[2]));
-  match = /^(\d{1,3})\s*[-/.]\s*(\d{4})$/.exec(text);
+  match = /^(\d{1,3}) ?[-/.] ?(\d{4})$/.exec(text);
   if (match) return checked(Number(match[2]), Number(match[1]));
-  match = /^p(?:eriod)?\s*(\d{1,3})\s*[,/]?\s*(\d{4})$/i.exec(text);
+  match = /^p(?:eriod)? ?(\d{1,3}) ?[,/]? ?(\d{4})$/.exec(text);
   if (match) return checked(Number(match[2]), Number(match[1]));
-  match = /^(\d{4})\s*[,/]?\s*p(?:eriod)?\s*(\d{1,3})$/i.exec(text);
+  match = /^(\d{4}) ?[,/]? ?p(?:eriod)? ?(\d{1,3})$/.exec(text);
   if (match) return checked(Number(match[1]), Number(match[2]));
-  match = /^([a-z]+\.?)\s*,?\s*(\d{4})$/i.exec(text);
+  match = /^([a-z]+\.?) ?,? ?(\d{4})$/.exec(text);
   if (match) {
     const month = monthNumber(match[1] ?? '');
     if (month) return checked(Number(match[2]), month);
@@ -52,19 +72,22 @@ function checked(year: number, period: number): string | undefined {
 
 /**
  * Parses a span of periods: a year ("2024" → 2024001..2024012), a quarter ("Q4 2024")
- * or a half year ("H1 2024"). Returns undefined when the text is not a span.
+ * or a half year ("H1 2024"). Returns undefined when the text is not a span. Linear in the input.
+ * @example
+ * parsePeriodSpan('Q4 2024'); // { from: '2024010', to: '2024012' }
  */
 export function parsePeriodSpan(value: string): { from: string; to: string } | undefined {
-  const text = value.trim();
-  let match = /^(?:fy\s*)?(\d{4})$/i.exec(text);
+  const text = periodText(value);
+  if (text === undefined) return undefined;
+  let match = /^(?:fy ?)?(\d{4})$/.exec(text);
   if (match && validYear(Number(match[1]))) return { from: formatPeriod(Number(match[1]), 1), to: formatPeriod(Number(match[1]), 12) };
-  match = /^q([1-4])\s*[-/ ]?\s*(\d{4})$/i.exec(text) ?? swap(/^(\d{4})\s*[-/ ]?\s*q([1-4])$/i.exec(text));
+  match = /^q([1-4]) ?[-/]? ?(\d{4})$/.exec(text) ?? swap(/^(\d{4}) ?[-/]? ?q([1-4])$/.exec(text));
   if (match) {
     const quarter = Number(match[1]);
     const year = Number(match[2]);
     return { from: formatPeriod(year, quarter * 3 - 2), to: formatPeriod(year, quarter * 3) };
   }
-  match = /^h([12])\s*[-/ ]?\s*(\d{4})$/i.exec(text) ?? swap(/^(\d{4})\s*[-/ ]?\s*h([12])$/i.exec(text));
+  match = /^h([12]) ?[-/]? ?(\d{4})$/.exec(text) ?? swap(/^(\d{4}) ?[-/]? ?h([12])$/.exec(text));
   if (match) {
     const half = Number(match[1]);
     const year = Number(match[2]);

@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { ConfigurationError, ToolError } from '../errors/index.ts';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
 import type { KnowledgeBase, KnowledgePassage } from '../skills/api.ts';
-import { HEADING_SEPARATOR, splitMarkdown, type Passage } from './passages.ts';
+import { HEADING_SEPARATOR, splitMarkdown, withoutClosingHashes, type Passage } from './passages.ts';
 import { matchExpression, phraseExpression, searchPhrases, searchTerms } from './query.ts';
 
 /** BM25 weight of a word in the passage's own heading, relative to the body (1). */
@@ -176,8 +176,9 @@ function knowledgeFiles(skill: KnowledgeSkill): { absolute: string; cited: strin
 }
 
 function firstHeading(markdown: string): string | undefined {
-  const match = /^ {0,3}#{1,3}[ \t]+(.+?)[ \t]*$/m.exec(markdown);
-  return match?.[1]?.replace(/[ \t]+#+$/, '').replace(/`/g, '').trim() || undefined;
+  // Linear forms (see passages.ts): `(\S.*)` and withoutClosingHashes instead of lazy matching.
+  const match = /^ {0,3}#{1,3}[ \t]+(\S.*)$/m.exec(markdown);
+  return match?.[1] ? withoutClosingHashes(match[1]).replace(/`/g, '').trim() || undefined : undefined;
 }
 
 function documentsOf(passages: readonly Passage[]): KnowledgeDocument[] {

@@ -21,7 +21,8 @@ export const MAX_PASSAGE_CHARS = 1_500;
 /** Separator between the levels of a heading path. */
 export const HEADING_SEPARATOR = ' › ';
 
-const headingPattern = /^ {0,3}(#{1,3})[ \t]+(.+?)[ \t]*$/;
+// `(\S.*)` rather than `(.+?)[ \t]*$`: the lazy form rescanned trailing blanks at every step (quadratic).
+const headingPattern = /^ {0,3}(#{1,3})[ \t]+(\S.*)$/;
 const fencePattern = /^ {0,3}(`{3,}|~{3,})/;
 
 /**
@@ -85,10 +86,25 @@ function stripFrontmatter(text: string): string {
   return match ? text.slice(match[0].length) : text;
 }
 
+/**
+ * A heading without its closing `#` sequence ("Title ##" → "Title"), read from the end by hand:
+ * the pattern `[ \t]+#+$` rescanned each run of blanks, quadratic in a long line.
+ * @example
+ * withoutClosingHashes('Currency translation ##'); // 'Currency translation'
+ */
+export function withoutClosingHashes(text: string): string {
+  const trimmed = text.trimEnd();
+  let end = trimmed.length;
+  while (end > 0 && trimmed[end - 1] === '#') end -= 1;
+  // No closing sequence, or nothing but hashes (cleanHeading empties that).
+  if (end === trimmed.length || end === 0) return trimmed;
+  const before = trimmed[end - 1];
+  return before === ' ' || before === '\t' ? trimmed.slice(0, end).trimEnd() : trimmed;
+}
+
 /** Drops a closing `#` sequence and inline code/emphasis markers from a heading. */
 function cleanHeading(raw: string): string {
-  return raw
-    .replace(/[ \t]+#+$/, '')
+  return withoutClosingHashes(raw)
     .replace(/^#+$/, '')
     .replace(/`/g, '')
     .replace(/(\*\*|__)(.+?)\1/g, '$2')

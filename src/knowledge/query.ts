@@ -49,7 +49,9 @@ export const MAX_QUERY_PHRASES = 8;
  * compound made only of stop words is dropped.
  */
 export function searchPhrases(query: string): string[][] {
-  const compounds = query.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+(?:[-_][\p{L}\p{N}]+)+/gu) ?? [];
+  // Words with optional joined parts, keeping those that have a part: a pattern requiring one
+  // (`(…)+`) backtracked through every long word at every position, quadratic in its length.
+  const compounds = (query.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+(?:[-_][\p{L}\p{N}]+)*/gu) ?? []).filter((word) => /[-_]/.test(word));
   const phrases: string[][] = [];
   for (const compound of compounds) {
     const parts = compound.split(/[-_]+/);

@@ -3,12 +3,17 @@
  */
 import { distance } from 'fastest-levenshtein';
 
+/** Inputs longer than this get no suggestion (and cost nothing to reject). */
+const MAX_SUGGESTION_INPUT_CHARS = 256;
+
 /**
  * Returns the choice closest to `input`, or undefined when nothing is reasonably close.
  * Case-insensitive; a choice that contains the input (or the reverse) counts as close,
  * so "fi" suggests "fi_reporting".
  */
 export function closestMatch(input: string, choices: readonly string[]): string | undefined {
+  // Edit distance costs length × length: an input far longer than any name is no misspelling of one.
+  if (input.length > MAX_SUGGESTION_INPUT_CHARS) return undefined;
   const wanted = input.trim().toLowerCase();
   if (!wanted || choices.length === 0) return undefined;
   let best: string | undefined;

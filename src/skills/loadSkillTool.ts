@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
+import { nameArgument } from '../shared/inputLimits.ts';
 import { defineTool, ToolError, type ToolDefinition } from './api.ts';
 import type { Skill } from './loader.ts';
 import { LOAD_SKILL_TOOL_NAME } from './toolShape.ts';
@@ -30,7 +31,7 @@ export function loadSkillTool(source: SkillSource): ToolDefinition {
     description:
       "Load a skill's instructions (how to use its tools, naming conventions, how to answer) and its tools' descriptions. Call it once per conversation before you first use a skill's tools.",
     input: z.strictObject({
-      name: z.string().min(1).describe('the skill name, as listed under "Skills" in the system prompt, e.g. data_analyst'),
+      name: nameArgument().describe('the skill name, as listed under "Skills" in the system prompt, e.g. data_analyst'),
     }),
     handler: ({ name }): LoadedSkill => {
       const skill = source.skills.find((candidate) => candidate.name === name);

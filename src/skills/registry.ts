@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { ConfigurationError, ToolError, type ToolErrorPayload } from '../errors/index.ts';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
 import type { ToolContext, ToolDefinition } from './api.ts';
+import { oversizedArgument, pathText } from './argumentGuard.ts';
 import { builtinSkill } from './loadSkillTool.ts';
 import type { Skill } from './loader.ts';
 import { inputJsonSchema, LOAD_SKILL_TOOL_NAME } from './toolShape.ts';
@@ -83,7 +84,10 @@ export class SkillRegistry {
       if (!registered) throw this.unknownToolError(name);
       const input = parseArguments(rawArguments);
       const parsed = registered.tool.input.safeParse(input);
-      if (!parsed.success) throw invalidArguments(name, parsed.error, registered);
+      if (!parsed.success) throw invalidArguments(name, parsed.error.issues.map((issue) => ({ path: pathText(issue.path) || '(arguments)', message: describeIssue(issue, registered) })), registered);
+      // The tool's schema gave the precise limits; this ceiling covers schemas that forgot one.
+      const oversized = oversizedArgument(input);
+      if (oversized) throw invalidArguments(name, [{ path: oversized.path || '(arguments)', message: oversized.message }], registered);
       const result = await registered.tool.handler(parsed.data, context);
       return { ok: true, result };
     } catch (error) {
@@ -133,11 +137,7 @@ function parseArguments(raw: unknown): unknown {
   return raw;
 }
 
-function invalidArguments(name: string, error: z.ZodError, registered: RegisteredTool): ToolError {
-  const issues = error.issues.map((issue) => ({
-    path: issue.path.map(String).join('.') || '(arguments)',
-    message: describeIssue(issue, registered),
-  }));
+function invalidArguments(name: string, issues: { path: string; message: string }[], registered: RegisteredTool): ToolError {
   const properties = Object.keys((registered.inputSchema.properties as Record<string, unknown> | undefined) ?? {});
   const required = (registered.inputSchema.required as string[] | undefined) ?? [];
   return new ToolError('invalid_arguments', `Invalid arguments for '${name}': ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, {
@@ -151,9 +151,17 @@ function describeIssue(issue: z.core.$ZodIssue, registered: RegisteredTool): str
     const known = Object.keys((registered.inputSchema.properties as Record<string, unknown> | undefined) ?? {});
     const parts = issue.keys.map((key) => {
       const closest = closestMatch(key, known);
-      return `'${key}' is not an argument${closest ? ` (did you mean '${closest}'?)` : ''}`;
+      return `'${pathText([key])}' is not an argument${closest ? ` (did you mean '${closest}'?)` : ''}`;
     });
     return parts.join('; ');
+  }
+  // "Invalid key in record" alone does not say what is wrong with the key (e.g. its length).
+  if (issue.code === 'invalid_key') return `invalid name: ${issue.issues.map((inner) => inner.message).join('; ')}`;
+  // "Invalid input" for a union hides why: say what the form the caller chose got wrong (e.g. a length).
+  if (issue.code === 'invalid_union') {
+    const tried = issue.errors.filter((branch) => !branch.some((inner) => inner.code === 'invalid_type' && inner.path.length === 0));
+    const chosen = tried.find((branch) => branch.some((inner) => inner.code === 'too_big')) ?? (tried.length === 1 ? tried[0] : undefined);
+    if (chosen) return chosen.map((inner) => `${inner.path.length ? `${pathText(inner.path)}: ` : ''}${describeIssue(inner, registered)}`).join('; ');
   }
   return issue.message;
 }

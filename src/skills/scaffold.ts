@@ -110,7 +110,7 @@ function toolModule(toolName: string, root: string): string {
  */
 import { z } from 'zod';
 import { findDimension, findSource } from '${root}/src/catalog/catalog.ts';
-import { defineTool, ToolError } from '${root}/src/skills/api.ts';
+import { defineTool, nameArgument, ToolError } from '${root}/src/skills/api.ts';
 
 const MAX_VALUES = 100;
 
@@ -119,8 +119,9 @@ export const dimensionValues = defineTool({
   description:
     "List the distinct values of one dimension of a source (sorted, at most 'limit'), with the dimension's description. Use it to check how a value is spelled before filtering on it.",
   input: z.strictObject({
-    source: z.string().min(1).describe('source name from the catalog, e.g. fi_reporting'),
-    dimension: z.string().min(1).describe('a dimension of that source, e.g. company'),
+    // nameArgument(): a non-empty string with a length cap, so no argument can be megabytes long.
+    source: nameArgument().describe('source name from the catalog, e.g. fi_reporting'),
+    dimension: nameArgument().describe('a dimension of that source, e.g. company'),
     limit: z.number().int().positive().default(20).describe(\`values to return (default 20, at most \${MAX_VALUES})\`),
   }),
   handler: async (input, { catalog, data, signal }) => {

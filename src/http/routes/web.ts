@@ -69,10 +69,31 @@ const vendorFiles: Record<string, VendorFile> = {
   },
 };
 
-/** Every `import`/`export … from` specifier of an ES module (enough for these bundled builds). */
+/** Characters an import/export clause (`{ a, b as c }`, `* as d`, `e,`) is made of. */
+const clauseCharacter = /[\w*{}\s,$]/;
+
+/**
+ * Every `import`/`export … from` specifier of an ES module (enough for these bundled builds).
+ * A statement start is found with a pattern that cannot backtrack, then the clause is read by
+ * hand: a single regex for the whole statement took cubic time on long runs of spaces.
+ * @example
+ * moduleSpecifiers("import { a } from './a.js'; export * from \"./b.js\";"); // ['./a.js', './b.js']
+ */
 export function moduleSpecifiers(source: string): string[] {
   const found = new Set<string>();
-  for (const match of source.matchAll(/(?:^|[;\n}])\s*(?:import|export)\s*(?:[\w*{}\s,$]+?\s*from\s*)?(['"])([^'"]+)\1/g)) found.add(match[2]!);
+  for (const start of source.matchAll(/(?:^|[;\n}])[ \t]*(?:import|export)(?![\w$])/g)) {
+    let index = start.index + start[0].length;
+    const clauseStart = index;
+    while (index < source.length && clauseCharacter.test(source[index]!)) index += 1;
+    const quote = source[index];
+    if (quote !== "'" && quote !== '"') continue;
+    const clause = source.slice(clauseStart, index).trimEnd();
+    // `import 'x'` (no clause) or a clause ending in the word `from`.
+    if (clause.trim() !== '' && !(clause.endsWith('from') && !/[\w$]/.test(clause.charAt(clause.length - 5)))) continue;
+    const end = source.indexOf(quote, index + 1);
+    const specifier = end === -1 ? '' : source.slice(index + 1, end);
+    if (specifier !== '' && !/['"]/.test(specifier)) found.add(specifier);
+  }
   return [...found];
 }
 
