@@ -61,9 +61,17 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
   const { description } = skills;
   // Opened before the query workers start, so a bad APP_DB leaves no worker processes behind.
   const sessions = openSessionStore({ path: config.appDatabasePath, ttlMs: config.sessionTtlHours * 3_600_000, logger });
-  const queries = await QueryPool.start({ databasePath: config.dataDatabasePath, workers: config.queryWorkers, timeoutMs: config.queryTimeoutMs, logger });
+  const queries = await QueryPool.start({
+    databasePath: config.dataDatabasePath,
+    workers: config.queryWorkers,
+    timeoutMs: config.queryTimeoutMs,
+    queueMax: config.queryQueueMax,
+    queueWaitMs: config.queryQueueWaitMs,
+    logger,
+  });
   // A registry per service instance, so services in one process (tests) never share counts.
   const metrics = createMetrics({ provider: description.provider, processMetrics: true });
+  metrics.trackDependencies({ pool: queries, storage: () => sessions.storageHealth() });
   const app = createApp({
     catalog,
     data: queries,
@@ -80,6 +88,9 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     corsOrigins: config.corsOrigins,
     apiKeys: config.apiKeys,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    allowedHosts: config.allowedHosts,
+    listenHost: config.host,
+    sessionMaxTurns: config.sessionMaxTurns,
     dataDatabasePath: config.dataDatabasePath,
     openApiPath: path.join(projectRoot, 'openapi.yaml'),
     version: packageVersion(),

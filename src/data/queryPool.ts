@@ -2,17 +2,31 @@
  * Runs data operations in a pool of worker processes, so SQL never blocks the HTTP event loop
  * and a query past its timeout is truly stopped: its process is killed (the CPU is freed at
  * once) and replaced, and the caller gets a `timeout` tool error with a hint to narrow the question.
+ *
+ * Under load and faults:
+ * - the wait line is bounded (`queueMax`) and so is the wait (`queueWaitMs`): past either, the
+ *   query is refused with a `busy` tool error that says when to retry;
+ * - a cancelled query that still waits leaves the line and touches no worker; a running one gets
+ *   `cancelGraceMs` to finish (about what a new process costs) before its process is killed;
+ * - a warm spare process takes a killed worker's place at once, and replacements are started one
+ *   at a time, paced by a RespawnLimiter, so a storm of disconnects cannot starve other queries;
+ * - DATA_DB is watched (fileWatch.ts): while it is missing or unreadable, queries are refused at
+ *   once with `data_unavailable`, no process is started in a loop, and it is retried with backoff.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { ToolError } from '../errors/index.ts';
+import { ConfigurationError, ToolError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
-import { queryFailure, type DataAccess } from './dataAccess.ts';
+import type { DataAccess } from './dataAccess.ts';
+import { fileIdentity, watchFile, type FileState, type FileWatch } from './fileWatch.ts';
 import type { OperationInput, OperationName, OperationResult } from './operations.ts';
-import type { WorkerReply, WorkerRequest } from './queryWorker.ts';
+import { busyError, cancelledError, dataUnavailableError, queryFailed, timeoutError } from './poolErrors.ts';
+import { PoolHealth, type ComponentHealth, type PoolCounters, type QueryPoolStats } from './poolHealth.ts';
+import type { RespawnLimits } from './respawnLimiter.ts';
+import type { WorkerProcess } from './workerProcess.ts';
+import { isFileFailure, type WorkerReply } from './workerProtocol.ts';
+import { WorkerSet } from './workerSet.ts';
 
-const workerScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'queryWorker.ts');
+export type { ComponentHealth, PoolCounters, QueryPoolStats } from './poolHealth.ts';
 
 export interface QueryPoolOptions {
   databasePath: string;
@@ -20,6 +34,17 @@ export interface QueryPoolOptions {
   workers: number;
   /** Longest a single query may run before its process is killed. */
   timeoutMs: number;
+  /** Queries that may wait for a worker (QUERY_QUEUE_MAX, default 32); more are refused with `busy`. */
+  queueMax?: number;
+  /** Longest a query may wait for a worker (QUERY_QUEUE_WAIT_MS, default 10 s); then `busy`. */
+  queueWaitMs?: number;
+  /** How long a cancelled running query may take to finish before its process is killed (default 250 ms). */
+  cancelGraceMs?: number;
+  /** Keep one started process in reserve for a killed worker's place (default true). */
+  spare?: boolean;
+  /** How often DATA_DB is checked (default 1 s). */
+  monitorIntervalMs?: number;
+  respawn?: Partial<RespawnLimits>;
   logger: Logger;
 }
 
@@ -27,226 +52,264 @@ interface Task {
   id: number;
   operation: OperationName;
   input: unknown;
-  signal: AbortSignal | undefined;
+  enqueuedAt: number;
+  /** When a worker took it (0 while it waits). */
+  startedAt: number;
+  waitTimer: NodeJS.Timeout | undefined;
+  /** The caller was answered `cancelled`; a reply is dropped. */
+  abandoned: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
-interface Worker {
-  process: ChildProcess;
-  ready: Promise<void>;
-  task: Task | undefined;
-  timer: NodeJS.Timeout | undefined;
-}
-
-export interface QueryPoolStats {
-  workers: number;
-  busy: number;
-  queued: number;
-  timeouts: number;
-  restarts: number;
-}
+type Worker = WorkerProcess<Task>;
 
 /** A DataAccess backed by worker processes. */
 export class QueryPool implements DataAccess {
-  private readonly workers: Worker[] = [];
   private readonly queue: Task[] = [];
+  private readonly workers: WorkerSet<Task>;
+  private readonly health: PoolHealth;
+  private watch: FileWatch | undefined;
   private nextId = 1;
   private closed = false;
-  private timeouts = 0;
-  private restarts = 0;
+  private readonly queueMax: number;
+  private readonly queueWaitMs: number;
+  private readonly graceMs: number;
 
-  private constructor(private readonly options: QueryPoolOptions) {}
+  private constructor(private readonly options: QueryPoolOptions) {
+    this.queueMax = options.queueMax ?? 32;
+    this.queueWaitMs = options.queueWaitMs ?? 10_000;
+    this.graceMs = options.cancelGraceMs ?? 250;
+    const database = path.basename(options.databasePath);
+    this.health = new PoolHealth(database, options.monitorIntervalMs ?? 1_000, options.logger);
+    this.workers = new WorkerSet<Task>({
+      databasePath: options.databasePath,
+      workers: options.workers,
+      spare: options.spare ?? true,
+      ...(options.respawn ? { respawn: options.respawn } : {}),
+      events: { reply: (worker, reply) => this.replied(worker, reply), exit: (worker, description) => this.exited(worker, description) },
+      onStarted: () => (this.health.recovered(), this.dispatch()),
+      onStartFailed: (failure, retryInMs, failures) => (this.health.startFailed(failure, retryInMs, failures), this.dispatch()),
+      // While the file is missing nothing is started; the watch resumes when it is back.
+      paused: () => this.health.down?.missing === true,
+      onRestart: () => (this.health.counters.restarts += 1),
+      onReplaced: () => options.logger.info({ database }, 'the data database file was replaced; query workers reopen it'),
+    });
+  }
 
-  /** Starts the workers and waits until each has opened the database. */
+  /**
+   * Starts the workers and waits until each has opened the database; the spare starts behind.
+   * @throws ConfigurationError naming DATA_DB when the workers cannot open it.
+   * @example
+   * const pool = await QueryPool.start({ databasePath: 'data/sample.db', workers: 2, timeoutMs: 30_000, logger });
+   */
   static async start(options: QueryPoolOptions): Promise<QueryPool> {
     const pool = new QueryPool(options);
-    for (let index = 0; index < Math.max(1, options.workers); index += 1) pool.workers.push(pool.spawn());
-    await Promise.all(pool.workers.map((worker) => worker.ready));
+    try {
+      await pool.workers.start(await fileIdentity(options.databasePath));
+    } catch (failure) {
+      throw new ConfigurationError(`DATA_DB: the query workers cannot open ${options.databasePath}: ${(failure as { message: string }).message}`);
+    }
+    pool.watch = watchFile(options.databasePath, options.monitorIntervalMs ?? 1_000, (state) => pool.fileChecked(state));
     return pool;
   }
 
-  aggregate(plan: OperationInput<'aggregate'>, signal?: AbortSignal) {
-    return this.run('aggregate', plan, signal);
-  }
-
-  compare(plan: OperationInput<'compare'>, signal?: AbortSignal) {
-    return this.run('compare', plan, signal);
-  }
-
-  valueExists(table: string, column: string, value: string | null, signal?: AbortSignal) {
-    return this.run('valueExists', { table, column, value }, signal);
-  }
-
-  distinctValues(table: string, column: string, limit: number, signal?: AbortSignal) {
-    return this.run('distinctValues', { table, column, limit }, signal);
-  }
-
-  findDuplicates(plan: OperationInput<'findDuplicates'>, signal?: AbortSignal) {
-    return this.run('findDuplicates', plan, signal);
-  }
-
-  findBlankValues(plan: OperationInput<'findBlankValues'>, signal?: AbortSignal) {
-    return this.run('findBlankValues', plan, signal);
-  }
-
-  periodTotals(plan: OperationInput<'periodTotals'>, signal?: AbortSignal) {
-    return this.run('periodTotals', plan, signal);
-  }
+  // DataAccess: every operation runs in a worker process.
+  aggregate = (plan: OperationInput<'aggregate'>, signal?: AbortSignal) => this.run('aggregate', plan, signal);
+  compare = (plan: OperationInput<'compare'>, signal?: AbortSignal) => this.run('compare', plan, signal);
+  valueExists = (table: string, column: string, value: string | null, signal?: AbortSignal) => this.run('valueExists', { table, column, value }, signal);
+  distinctValues = (table: string, column: string, limit: number, signal?: AbortSignal) => this.run('distinctValues', { table, column, limit }, signal);
+  findDuplicates = (plan: OperationInput<'findDuplicates'>, signal?: AbortSignal) => this.run('findDuplicates', plan, signal);
+  findBlankValues = (plan: OperationInput<'findBlankValues'>, signal?: AbortSignal) => this.run('findBlankValues', plan, signal);
+  periodTotals = (plan: OperationInput<'periodTotals'>, signal?: AbortSignal) => this.run('periodTotals', plan, signal);
 
   stats(): QueryPoolStats {
-    return { workers: this.workers.length, busy: this.workers.filter((w) => w.task).length, queued: this.queue.length, timeouts: this.timeouts, restarts: this.restarts };
+    const ready = this.workers.slots.filter((w) => w?.state === 'ready');
+    return {
+      workers: this.workers.slots.length,
+      ready: ready.length,
+      busy: ready.filter((w) => w!.task).length,
+      queued: this.queue.length,
+      queue_max: this.queueMax,
+      spare: this.workers.spare?.state === 'ready',
+      timeouts: this.health.counters.timeouts,
+      restarts: this.health.counters.restarts,
+    };
+  }
+
+  /** Refusals and cancellations since startup (for the metrics). */
+  counters(): PoolCounters {
+    return this.health.counters;
+  }
+
+  /** The data database and the worker pool, as GET /health reports them (cheap: no I/O). */
+  componentHealth(): { data: ComponentHealth; workers: ComponentHealth } {
+    return this.health.report(this.stats(), this.workers.isStarting);
+  }
+
+  /** Process ids of the workers in their places (tests, diagnostics). */
+  workerPids(): (number | undefined)[] {
+    return this.workers.slots.map((worker) => worker?.pid);
   }
 
   /** Stops every worker; queued and running operations fail. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const task of this.queue.splice(0)) task.reject(new ToolError('query_failed', 'The service is shutting down.'));
-    await Promise.all(
-      this.workers.map(
-        (worker) =>
-          new Promise<void>((resolve) => {
-            if (worker.process.exitCode !== null || worker.process.signalCode !== null) return resolve();
-            worker.process.once('exit', () => resolve());
-            worker.process.kill('SIGKILL');
-          }),
-      ),
-    );
+    this.watch?.stop();
+    const shuttingDown = () => new ToolError('query_failed', 'The service is shutting down.');
+    for (const task of this.queue.splice(0)) task.reject(shuttingDown());
+    for (const worker of this.workers.all()) worker.task?.reject(shuttingDown());
+    await this.workers.close();
   }
 
   private run<Name extends OperationName>(operation: Name, input: OperationInput<Name>, signal?: AbortSignal): Promise<OperationResult<Name>> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new ToolError('query_failed', 'The service is shutting down.'));
-      if (signal?.aborted) return reject(cancelled());
+      if (signal?.aborted) return reject(cancelledError());
+      if (this.health.down) return reject(this.unavailable());
+      if (!this.workers.idle() && this.queue.length >= this.queueMax) {
+        this.health.counters.rejected.queue_full += 1;
+        return reject(busyError('queue_full', { workers: this.workers.slots.length, queued: this.queue.length, retryAfterSeconds: this.retryAfterBusy() }));
+      }
       const onAbort = () => this.cancel(task);
-      // Detach from the caller's signal once settled: a question may run many queries on one signal.
-      const settle = () => signal?.removeEventListener('abort', onAbort);
+      const settle = () => {
+        clearTimeout(task.waitTimer);
+        signal?.removeEventListener('abort', onAbort);
+      };
       const task: Task = {
         id: this.nextId++,
         operation,
         input,
-        signal,
-        resolve: (value) => {
-          settle();
-          (resolve as (value: unknown) => void)(value);
-        },
-        reject: (error) => {
-          settle();
-          reject(error);
-        },
+        enqueuedAt: Date.now(),
+        startedAt: 0,
+        waitTimer: undefined,
+        abandoned: false,
+        resolve: (value) => (settle(), (resolve as (value: unknown) => void)(value)),
+        reject: (error) => (settle(), reject(error)),
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(task);
       this.dispatch();
+      if (this.queue.includes(task)) task.waitTimer = setTimeout(() => this.giveUp(task), this.queueWaitMs);
     });
   }
 
   private dispatch(): void {
-    for (const worker of this.workers) {
-      if (worker.task || this.queue.length === 0) continue;
-      const task = this.queue.shift()!;
-      worker.task = task;
-      // The clock starts when the query reaches a ready worker, not while a fresh one boots.
-      worker.ready.then(
-        () => {
-          if (worker.task !== task) return;
-          worker.timer = setTimeout(() => this.timeOut(worker, task), this.options.timeoutMs);
-          worker.process.send({ id: task.id, operation: task.operation, input: task.input } satisfies WorkerRequest);
-        },
-        () => undefined, // a worker that dies while starting is handled by its exit listener
-      );
+    if (this.closed) return;
+    if (this.health.down) {
+      for (const task of this.queue.splice(0)) task.reject(this.unavailable());
+      return;
     }
+    for (let index = 0; index < this.workers.slots.length && this.queue.length > 0; index += 1) {
+      // A worker on a replaced file gives its place to a fresh spare as soon as it is idle.
+      const worker = this.workers.refresh(index);
+      if (worker?.state !== 'ready' || worker.task) continue;
+      const task = this.queue.shift()!;
+      clearTimeout(task.waitTimer);
+      task.startedAt = Date.now();
+      worker.task = task;
+      worker.timer = setTimeout(() => this.timeOut(worker, task), this.options.timeoutMs);
+      worker.send({ id: task.id, operation: task.operation, input: task.input });
+    }
+  }
+
+  private replied(worker: Worker, reply: WorkerReply): void {
+    const task = worker.task;
+    if (!task || task.id !== reply.id) return;
+    clearTimeout(worker.timer);
+    clearTimeout(worker.graceTimer);
+    worker.task = undefined;
+    if (task.abandoned) this.health.counters.cancelled.finished += 1;
+    else if (reply.ok) task.resolve(reply.result);
+    else if (reply.toolError) task.reject(new ToolError(reply.toolError.code, reply.toolError.message, { hint: reply.toolError.hint, details: reply.toolError.details }));
+    else task.reject(queryFailed(reply.message));
+    // A damaged or vanished file: look at it now rather than at the next tick of the watch.
+    if (!reply.ok && isFileFailure(reply.sqliteCode)) this.watch?.check();
+    this.workers.fill();
+    this.dispatch();
+  }
+
+  /** A worker that was ready ended by itself (crash, OOM kill). */
+  private exited(worker: Worker, description: string): void {
+    if (this.closed) return;
+    this.options.logger.error({ exit: description }, 'query worker stopped unexpectedly; starting another');
+    const task = worker.task;
+    this.workers.retire(worker);
+    if (task && !task.abandoned) task.reject(queryFailed(`the query process stopped unexpectedly (${description})`));
+    this.dispatch();
+  }
+
+  private giveUp(task: Task): void {
+    const index = this.queue.indexOf(task);
+    if (index === -1) return;
+    this.queue.splice(index, 1);
+    this.health.counters.rejected.queue_wait += 1;
+    const waitedMs = Date.now() - task.enqueuedAt;
+    task.reject(busyError('queue_wait', { workers: this.workers.slots.length, queued: this.queue.length, waitedMs, retryAfterSeconds: this.retryAfterBusy() }));
   }
 
   private timeOut(worker: Worker, task: Task): void {
     if (worker.task !== task) return;
-    this.timeouts += 1;
-    this.options.logger.warn({ operation: task.operation, timeout_ms: this.options.timeoutMs }, 'query timed out; its worker is killed');
-    this.replace(worker);
-    task.reject(
-      new ToolError('timeout', `The query ran longer than ${describeDuration(this.options.timeoutMs)} and was stopped.`, {
-        hint: 'Narrow the question: filter on fewer companies or periods, align on fewer dimensions, or ask for totals first.',
-      }),
-    );
+    if (!task.abandoned) {
+      this.health.counters.timeouts += 1;
+      this.options.logger.warn({ operation: task.operation, timeout_ms: this.options.timeoutMs }, 'query timed out; its worker is killed');
+      task.reject(timeoutError(this.options.timeoutMs));
+    }
+    this.workers.retire(worker);
     this.dispatch();
   }
 
   private cancel(task: Task): void {
     const queued = this.queue.indexOf(task);
     if (queued !== -1) {
+      // Still waiting: it simply leaves the line; no worker is touched.
       this.queue.splice(queued, 1);
-      task.reject(cancelled());
+      this.health.counters.cancelled.queued += 1;
+      task.reject(cancelledError());
       return;
     }
-    const worker = this.workers.find((w) => w.task === task);
+    const worker = this.workers.slots.find((w) => w?.task === task);
     if (!worker) return;
-    // Nobody waits for the answer any more: free the CPU now.
-    this.replace(worker);
-    task.reject(cancelled());
+    task.abandoned = true;
+    task.reject(cancelledError());
+    const kill = () => {
+      if (worker.task !== task) return;
+      this.health.counters.cancelled.killed += 1;
+      this.workers.retire(worker);
+      this.dispatch();
+    };
+    // A query about to end is cheaper to let finish than a new process; a long one is killed for its
+    // CPU. One that already ran longer than the grace period is no short one: when others wait and the
+    // spare can step in (restarts not being paced), it is killed at once.
+    const long = Date.now() - task.startedAt >= this.graceMs;
+    if (this.graceMs <= 0 || (long && this.queue.length > 0 && this.workers.canReplaceNow())) kill();
+    else worker.graceTimer = setTimeout(kill, this.graceMs);
+  }
+
+  private fileChecked(state: FileState): void {
+    if (this.closed) return;
+    if (!state.present) {
+      this.health.fileMissing();
+      this.dispatch();
+      return;
+    }
+    const replaced = this.workers.noteIdentity(state.identity);
+    if (this.health.down?.missing || (replaced && this.health.down)) {
+      // Back as the very file a worker has open: usable at once; another file: once a worker opened it.
+      this.health.fileBack(this.workers.hasFreshWorker());
+      this.workers.resume();
+    }
+    this.workers.fill();
     this.dispatch();
   }
 
-  /** Kills a worker (if still alive) and puts a fresh one in its place. */
-  private replace(worker: Worker): void {
-    clearTimeout(worker.timer);
-    worker.task = undefined;
-    worker.process.removeAllListeners('exit');
-    worker.process.kill('SIGKILL');
-    const index = this.workers.indexOf(worker);
-    if (index !== -1 && !this.closed) {
-      this.restarts += 1;
-      this.workers[index] = this.spawn();
-    }
+  private unavailable(): ToolError {
+    this.health.counters.rejected.data_unavailable += 1;
+    const down = this.health.down!;
+    return dataUnavailableError(down.reason, Math.max(1, Math.ceil((down.retryAt - Date.now()) / 1000)));
   }
 
-  private spawn(): Worker {
-    const child = fork(workerScript, [this.options.databasePath], {
-      execArgv: ['--import', 'tsx'],
-      serialization: 'advanced',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    const worker: Worker = { process: child, task: undefined, timer: undefined, ready: Promise.resolve() };
-    worker.ready = new Promise<void>((resolve, reject) => {
-      const onMessage = (message: { ready?: boolean }) => {
-        if (message?.ready) {
-          child.off('message', onMessage);
-          resolve();
-        }
-      };
-      child.on('message', onMessage);
-      child.once('exit', (code) => reject(new ToolError('query_failed', `A query worker could not start (exit code ${code}).`)));
-    });
-    worker.ready.catch(() => undefined);
-    child.on('message', (reply: WorkerReply | { ready: true }) => {
-      if (!('id' in reply)) return;
-      const task = worker.task;
-      if (!task || task.id !== reply.id) return;
-      clearTimeout(worker.timer);
-      worker.task = undefined;
-      if (reply.ok) task.resolve(reply.result);
-      else task.reject(reply.toolError ? new ToolError(reply.toolError.code, reply.toolError.message, { hint: reply.toolError.hint, details: reply.toolError.details }) : queryFailed(reply.message));
-      this.dispatch();
-    });
-    child.on('exit', (code, signal) => {
-      if (this.closed) return;
-      this.options.logger.error({ code, signal }, 'query worker stopped unexpectedly; starting another');
-      const task = worker.task;
-      this.replace(worker);
-      task?.reject(queryFailed(`the query process stopped unexpectedly (${signal ?? `exit code ${code}`})`));
-      this.dispatch();
-    });
-    return worker;
+  private retryAfterBusy(): number {
+    return Math.max(1, Math.ceil(this.queueWaitMs / 2000));
   }
-}
-
-function queryFailed(message: string): ToolError {
-  return queryFailure(new Error(message));
-}
-
-function describeDuration(milliseconds: number): string {
-  return milliseconds < 1000 ? `${milliseconds} ms` : `${Math.round(milliseconds / 100) / 10} s`;
-}
-
-function cancelled(): ToolError {
-  return new ToolError('timeout', 'The question was cancelled before the query finished.');
 }

@@ -2,43 +2,68 @@
  * A query worker process: opens the data database read-only and runs operations sent by the
  * pool. It is a process, not a thread, so a query past its timeout can be stopped for real
  * (better-sqlite3 cannot interrupt a running statement; killing the process can).
+ *
+ * Its first message says how startup went: `{ready: true, identity}` (the file it opened, so
+ * the pool can tell when DATA_DB is replaced), or `{ready: false, reason, message}` followed by
+ * exit status 3 when the file is missing or unreadable, so the pool backs off instead of
+ * restarting it in a loop. Messages are typed in workerProtocol.ts.
  */
-import { openDataDatabase } from './database.ts';
-import { operations, type OperationName } from './operations.ts';
+import { existsSync, statSync } from 'node:fs';
 import { ToolError } from '../errors/index.ts';
-
-export interface WorkerRequest {
-  id: number;
-  operation: OperationName;
-  input: unknown;
-}
-
-export type WorkerReply =
-  | { id: number; ok: true; result: unknown }
-  | { id: number; ok: false; toolError?: { code: ToolError['code']; message: string; hint: string | undefined; details: Record<string, unknown> }; message: string };
+import { openDataDatabase, type DataDatabase } from './database.ts';
+import { operations } from './operations.ts';
+import { WORKER_START_FAILED, type FileIdentity, type WorkerReply, type WorkerRequest, type WorkerStartup } from './workerProtocol.ts';
 
 const databasePath = process.argv[2];
 if (!databasePath || !process.send) {
   process.stderr.write('queryWorker: run by the query pool with the database path as argument\n');
   process.exit(2);
 }
-const database = openDataDatabase(databasePath);
 const send = process.send.bind(process);
 
-process.on('message', (request: WorkerRequest) => {
-  try {
-    const run = operations[request.operation] as (db: typeof database, input: unknown) => unknown;
-    send({ id: request.id, ok: true, result: run(database, request.input) } satisfies WorkerReply);
-  } catch (error) {
-    const reply: WorkerReply = ToolError.isInstance(error)
-      ? { id: request.id, ok: false, toolError: { code: error.code, message: error.message, hint: error.hint, details: error.details }, message: error.message }
-      : { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
-    send(reply);
+let database: DataDatabase | undefined;
+try {
+  database = openDataDatabase(databasePath);
+} catch (error) {
+  const startup: WorkerStartup = { ready: false, reason: existsSync(databasePath) ? 'unreadable' : 'missing', message: (error as Error).message };
+  // Exit once the pool has the reason (or after a second, should the channel be gone).
+  send(startup, () => process.exit(WORKER_START_FAILED));
+  setTimeout(() => process.exit(WORKER_START_FAILED), 1_000).unref();
+}
+
+if (database) serve(database);
+
+function serve(db: DataDatabase): void {
+  process.on('message', (request: WorkerRequest) => {
+    try {
+      const run = operations[request.operation] as (connection: DataDatabase, input: unknown) => unknown;
+      send({ id: request.id, ok: true, result: run(db, request.input) } satisfies WorkerReply);
+    } catch (error) {
+      send(replyFor(request.id, error));
+    }
+  });
+  // The pool closes the channel to stop a worker.
+  process.on('disconnect', () => {
+    db.close();
+    process.exit(0);
+  });
+  send({ ready: true, identity: identityOf(databasePath!) } satisfies WorkerStartup);
+}
+
+function replyFor(id: number, error: unknown): WorkerReply {
+  if (ToolError.isInstance(error)) {
+    return { id, ok: false, toolError: { code: error.code, message: error.message, hint: error.hint, details: error.details }, message: error.message };
   }
-});
-// The pool closes the channel to stop a worker.
-process.on('disconnect', () => {
-  database.close();
-  process.exit(0);
-});
-send({ ready: true });
+  const code = (error as { code?: unknown } | null)?.code;
+  const sqliteCode = typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
+  return { id, ok: false, message: error instanceof Error ? error.message : String(error), ...(sqliteCode ? { sqliteCode } : {}) };
+}
+
+function identityOf(file: string): FileIdentity | undefined {
+  try {
+    const stat = statSync(file);
+    return { dev: stat.dev, ino: stat.ino };
+  } catch {
+    return undefined;
+  }
+}

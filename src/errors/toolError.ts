@@ -18,6 +18,8 @@ export type ToolErrorCode =
   | 'not_comparable'
   | 'query_failed'
   | 'timeout'
+  | 'busy'
+  | 'data_unavailable'
   | 'internal_error';
 
 /** The JSON a model (or a dashboard) receives when a tool call fails. */

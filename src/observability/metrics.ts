@@ -3,6 +3,7 @@
  * global one), so two services in one process — the tests — never share counts.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { trackDependencies, type DependencySources } from './dependencyMetrics.ts';
 
 export interface MetricsOptions {
   /** The chat model provider, the `provider` label of model calls (`offline`, `openai`…). */
@@ -78,6 +79,16 @@ export class Metrics {
   constructor(options: MetricsOptions) {
     this.provider = options.provider;
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /**
+   * Adds the query pool's and the databases' state, read when scraped: workers by state, the
+   * queue, restarts, refusals and cancellations, and each dependency's health status.
+   * @example
+   * metrics.trackDependencies({ pool: queries, storage: () => sessions.storageHealth() });
+   */
+  trackDependencies(sources: DependencySources): void {
+    trackDependencies(this.registry, sources);
   }
 
   /** The exposition text and its content type (`text/plain; version=0.0.4; charset=utf-8`). */

@@ -1,12 +1,14 @@
 /**
  * The application database (SQLite, separate from the read-only data database): opening it
- * with the settings the session store's durability promise rests on, and creating its schema
- * or refusing a file a newer version of the service wrote.
+ * with the settings the session store's durability promise rests on, refusing a damaged file
+ * (with how to recover), and creating its schema or refusing a file a newer version of the
+ * service wrote. appDatabaseGuard.ts watches the file once the service runs.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigurationError } from '../errors/index.ts';
+import { RECOVERY } from './appDatabaseGuard.ts';
 
 /** The schema this code writes, kept in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = 1;
@@ -46,8 +48,12 @@ CREATE TABLE IF NOT EXISTS messages (
 `;
 
 /**
- * Opens the database at `file`, creating it, its folder and its schema when missing.
- * @throws ConfigurationError when the file has a newer schema; the SQLite error when it cannot be opened.
+ * Opens the database at `file`, creating it, its folder and its schema when missing, and checks
+ * an existing file's integrity (`PRAGMA quick_check`, about 15 ms a megabyte): a damaged file
+ * stops startup rather than losing conversations a little at a time.
+ * @throws ConfigurationError when the file is damaged or has a newer schema; the SQLite error when it cannot be opened.
+ * @example
+ * const database = openAppDatabase('data/app.db');
  */
 export function openAppDatabase(file: string): Database.Database {
   mkdirSync(path.dirname(file), { recursive: true });
@@ -58,12 +64,24 @@ export function openAppDatabase(file: string): Database.Database {
     // FULL: a committed transaction is on disk before commit returns, even in WAL mode.
     database.pragma('synchronous = FULL');
     database.pragma('foreign_keys = ON');
+    checkIntegrity(database, file);
     migrate(database);
   } catch (error) {
     database.close();
-    throw error;
+    throw /^SQLITE_(CORRUPT|NOTADB)/.test(String((error as { code?: unknown }).code)) ? damaged(file, (error as Error).message) : error;
   }
   return database;
+}
+
+/** @throws ConfigurationError when SQLite's quick check finds the file damaged. */
+function checkIntegrity(database: Database.Database, file: string): void {
+  const rows = database.pragma('quick_check(3)') as { quick_check: string }[];
+  const findings = rows.map((row) => row.quick_check).filter((finding) => finding !== 'ok');
+  if (findings.length > 0) throw damaged(file, findings.join('; ').replace(/\s+/g, ' ').trim());
+}
+
+function damaged(file: string, detail: string): ConfigurationError {
+  return new ConfigurationError(`APP_DB: ${file} is damaged (${detail}); the service does not start on it, so that no conversation is lost silently. ${RECOVERY}`);
 }
 
 /**

@@ -35,7 +35,7 @@ const isAlive = (pid: number) => {
     return false;
   }
 };
-const workerPids = (pool: QueryPool) => (pool as unknown as { workers: { process: { pid: number } }[] }).workers.map((w) => w.process.pid);
+const workerPids = (pool: QueryPool) => pool.workerPids().map((pid) => pid ?? -1);
 
 describe('QueryPool', () => {
   let databasePath: string;
@@ -88,7 +88,7 @@ describe('QueryPool', () => {
   });
 
   it('stops the work when the caller cancels, and recovers from a crashed worker', async () => {
-    const pool = await QueryPool.start({ databasePath, workers: 1, timeoutMs: 60_000, logger: silentLogger() });
+    const pool = await QueryPool.start({ databasePath, workers: 1, timeoutMs: 60_000, cancelGraceMs: 0, logger: silentLogger() });
     try {
       const controller = new AbortController();
       const [pid] = workerPids(pool);
@@ -98,6 +98,8 @@ describe('QueryPool', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(isAlive(pid!)).toBe(false);
 
+      // The replacement (the spare, or a new process) takes the place before the next query.
+      while (pool.stats().ready < 1) await new Promise((resolve) => setTimeout(resolve, 10));
       const running = pool.compare(plan).catch((e: unknown) => e);
       await new Promise((resolve) => setTimeout(resolve, 20));
       process.kill(workerPids(pool)[0]!, 'SIGKILL');

@@ -1,19 +1,30 @@
 /**
- * GET /health (liveness plus what is running: model, data, skills) and GET /openapi.yaml.
+ * GET /health (liveness, readiness and what is running: model, data, skills, and the state of
+ * each dependency) and GET /openapi.yaml. Public even with API_KEYS, so it shows no secret: the
+ * model URL loses its credentials and query string. Cheap: every state it reports is kept
+ * up to date in the background (file checks, worker events); the request does no I/O.
  */
 import path from 'node:path';
 import { Router } from 'express';
+import type { ModelDescription } from '../../model/createChatModel.ts';
 import type { AppServices } from '../app.ts';
+
+type Status = 'ok' | 'degraded' | 'down';
 
 export function healthRoutes(services: AppServices): Router {
   const router = Router();
   router.get('/health', (_request, response) => {
-    response.json({
-      status: 'ok',
+    const pool = services.queries.componentHealth();
+    const components = { data_database: pool.data, app_database: services.sessions.storageHealth(), query_workers: pool.workers };
+    const status = overallStatus(Object.values(components).map((component) => component.status));
+    // 'down' answers 503, so a load balancer or readiness probe takes the instance out of rotation.
+    response.status(status === 'down' ? 503 : 200).json({
+      status,
       version: services.version,
       uptime_seconds: Math.round((Date.now() - services.startedAt) / 1000),
-      model: services.modelDescription,
+      model: publicModelDescription(services.modelDescription),
       data: { database: path.basename(services.dataDatabasePath), sources: services.catalog.sources.size, queries: services.queries.stats() },
+      components,
       skills: services.registry.skills.map((skill) => skill.name),
     });
   });
@@ -21,4 +32,33 @@ export function healthRoutes(services: AppServices): Router {
     response.type('application/yaml').sendFile(services.openApiPath);
   });
   return router;
+}
+
+/** The worst of the components' statuses. */
+function overallStatus(statuses: Status[]): Status {
+  if (statuses.includes('down')) return 'down';
+  return statuses.includes('degraded') ? 'degraded' : 'ok';
+}
+
+/**
+ * The model description without secrets: the base URL loses user, password, query and fragment.
+ * @example
+ * publicModelDescription({ provider: 'openai', name: 'm', base_url: 'http://u:p@host/v1?token=t' }).base_url; // 'http://host/v1'
+ */
+export function publicModelDescription(model: ModelDescription): ModelDescription {
+  if (model.base_url === undefined) return model;
+  return { ...model, base_url: publicUrl(model.base_url) };
+}
+
+function publicUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    url.username = '';
+    url.password = '';
+    url.search = '';
+    url.hash = '';
+    return url.toString();
+  } catch {
+    return '(not shown)';
+  }
 }

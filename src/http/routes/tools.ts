@@ -1,10 +1,14 @@
 /**
  * Tools over HTTP for dashboards: GET /skills lists skills (disabled ones too) and tool schemas; POST /tools/{name}
- * runs one tool with the same validation and error shape the model gets.
+ * runs one tool with the same validation and error shape the model gets. A client that disconnects
+ * cancels the tool's queries; a full query queue or a missing data database is a 503 with Retry-After.
  */
 import { Router } from 'express';
 import type { AppServices } from '../app.ts';
-import { sendProblem } from '../problem.ts';
+import { sendProblem, type ProblemKind } from '../problem.ts';
+
+/** Tool errors that mean "not now" rather than "not like this": 503 problems with Retry-After. */
+const unavailableKinds: Partial<Record<string, ProblemKind>> = { busy: 'busy', data_unavailable: 'dataUnavailable' };
 
 export function toolRoutes(services: AppServices): Router {
   const router = Router();
@@ -45,17 +49,35 @@ export function toolRoutes(services: AppServices): Router {
       sendProblem(response, 'invalidRequest', 'The body must be a JSON object holding the tool arguments.');
       return;
     }
+    // A client that hangs up cancels its work: queued queries leave the line, running ones stop.
+    const disconnected = new AbortController();
+    response.on('close', () => {
+      if (!response.writableFinished) disconnected.abort();
+    });
     const started = performance.now();
-    const outcome = await services.registry.execute(name, args, { catalog: services.catalog, data: services.data, knowledge: services.knowledge, logger: request.log });
+    const outcome = await services.registry.execute(name, args, { catalog: services.catalog, data: services.data, knowledge: services.knowledge, logger: request.log, signal: disconnected.signal });
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
+    if (disconnected.signal.aborted) {
+      request.log.info({ tool: name, duration_ms: durationMs }, 'tool call cancelled: the client went away');
+      return;
+    }
     request.log.info({ tool: name, duration_ms: durationMs, ok: outcome.ok, ...(outcome.ok ? {} : { error_code: outcome.error.code }) }, 'tool call');
     if (outcome.ok) {
       response.json({ tool: name, ok: true, result: outcome.result, duration_ms: durationMs });
       return;
     }
+    const extra = { tool: name, ok: false, error: outcome.error, duration_ms: durationMs };
+    // Nothing ran and nothing is wrong with the call: 503 with when to retry.
+    const unavailable = unavailableKinds[outcome.error.code];
+    if (unavailable) {
+      const retryAfter = Number(outcome.error.retry_after_seconds) || 1;
+      response.setHeader('retry-after', String(retryAfter));
+      sendProblem(response, unavailable, outcome.error.message, { ...extra, retry_after: retryAfter });
+      return;
+    }
     // A crash inside the tool is our fault, not the caller's: 500, still with the tool's error shape.
     const kind = outcome.error.code === 'internal_error' ? 'internal' : 'toolError';
-    sendProblem(response, kind, outcome.error.message, { tool: name, ok: false, error: outcome.error, duration_ms: durationMs });
+    sendProblem(response, kind, outcome.error.message, extra);
   });
 
   return router;

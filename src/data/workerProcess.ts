@@ -1,0 +1,106 @@
+/**
+ * One query worker process as the pool sees it: started with `fork`, ready once it has opened
+ * the data database (or failed, with the reason), then one request at a time. The pool owns
+ * the scheduling; this module only wraps the process and its messages.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FileIdentity, WorkerReply, WorkerRequest, WorkerStartup } from './workerProtocol.ts';
+
+const workerScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'queryWorker.ts');
+
+/** Why a worker did not become ready. */
+export interface StartFailure {
+  /** `missing`/`unreadable`: the data file; `crashed`: the process died without saying why. */
+  reason: 'missing' | 'unreadable' | 'crashed';
+  message: string;
+}
+
+export interface WorkerEvents<Task = unknown> {
+  reply(worker: WorkerProcess<Task>, reply: WorkerReply): void;
+  /** The process ended by itself (not through `kill`) after it was ready. */
+  exit(worker: WorkerProcess<Task>, description: string): void;
+}
+
+/** A forked worker process and the query it is running, if any. */
+export class WorkerProcess<Task = unknown> {
+  readonly child: ChildProcess;
+  /** Resolves with the identity of the file it opened; rejects with a StartFailure. */
+  readonly ready: Promise<FileIdentity | undefined>;
+  state: 'starting' | 'ready' | 'gone' = 'starting';
+  identity: FileIdentity | undefined;
+  /** The query running here (also while a cancelled one is given a moment to finish). */
+  task: Task | undefined;
+  /** Fires QUERY_TIMEOUT_MS after the task started, or at the end of a cancel's grace period. */
+  timer: NodeJS.Timeout | undefined;
+  graceTimer: NodeJS.Timeout | undefined;
+  /** The data file was replaced since this worker opened it: retire it when a fresh one is ready. */
+  stale = false;
+
+  constructor(databasePath: string, events: WorkerEvents<Task>) {
+    this.child = fork(workerScript, [databasePath], {
+      execArgv: ['--import', 'tsx'],
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.ready = new Promise<FileIdentity | undefined>((resolve, reject) => {
+      let failure: StartFailure | undefined;
+      this.child.on('message', (message: WorkerStartup | WorkerReply) => {
+        if ('id' in message) {
+          if (this.state === 'ready') events.reply(this, message);
+        } else if (message.ready) {
+          this.state = 'ready';
+          this.identity = message.identity;
+          resolve(message.identity);
+        } else {
+          failure = { reason: message.reason, message: message.message };
+        }
+      });
+      // A process that cannot be started at all (EAGAIN) counts as a crash while starting.
+      this.child.on('error', (error) => {
+        if (this.state !== 'starting') return;
+        this.state = 'gone';
+        reject({ reason: 'crashed', message: `a query worker could not be started (${error.message})` } satisfies StartFailure);
+      });
+      this.child.once('exit', (code, signal) => {
+        const description = signal ?? `exit code ${code}`;
+        const wasReady = this.state === 'ready';
+        this.state = 'gone';
+        if (!wasReady) reject(failure ?? ({ reason: 'crashed', message: `a query worker stopped while starting (${description})` } satisfies StartFailure));
+        else events.exit(this, description);
+      });
+    });
+    this.ready.catch(() => undefined);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  send(request: WorkerRequest): void {
+    this.child.send(request);
+  }
+
+  /** Stops the process now (SIGKILL: a running statement cannot be interrupted otherwise); no exit event follows. */
+  kill(): void {
+    clearTimeout(this.timer);
+    clearTimeout(this.graceTimer);
+    this.timer = undefined;
+    this.graceTimer = undefined;
+    this.task = undefined;
+    this.state = 'gone';
+    this.child.removeAllListeners('exit');
+    this.child.removeAllListeners('message');
+    this.child.once('exit', () => undefined);
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+  }
+
+  /** Resolves once the process has ended (call `kill` first to stop it). */
+  stopped(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.child.exitCode !== null || this.child.signalCode !== null) return resolve();
+      this.child.once('exit', () => resolve());
+    });
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * Keeps the application database honest while the service runs. SQLite keeps writing to a file
+ * that was deleted (`rm app.db*`) through its open handle, so turns would be acknowledged and
+ * lost at the next restart; and a damaged file fails each request with a bare 500. The guard
+ * checks before every write that APP_DB still names the file that was opened (device and inode,
+ * one `stat`), turns SQLite's corruption and I/O errors into StorageUnavailableError (503), and
+ * keeps a status for GET /health, refreshed in the background (asynchronous stat and header read).
+ */
+import { statSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { StorageUnavailableError } from '../errors/index.ts';
+import type { Logger } from '../logging/logger.ts';
+
+/** GET /health's view of the application database. */
+export interface StorageHealth {
+  status: 'ok' | 'down';
+  reason?: string;
+}
+
+const SQLITE_HEADER = 'SQLite format 3\0';
+
+/** SQLite errors that mean the file is damaged: sticky until a restart. */
+const DAMAGED = /^SQLITE_(CORRUPT|NOTADB)/;
+/** SQLite errors about the file or the disk, not the statement (disk full, I/O, read-only): this request fails. */
+const UNAVAILABLE = /^SQLITE_(IOERR|CANTOPEN|READONLY|FULL)/;
+
+function sqliteCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+/**
+ * Watches one application database file.
+ * @example
+ * const guard = new AppDatabaseGuard('data/app.db', logger);
+ * guard.write(() => insert.run(...)); // throws StorageUnavailableError when the file was deleted
+ */
+export class AppDatabaseGuard {
+  private readonly name: string;
+  private readonly identity: { dev: number; ino: number } | undefined;
+  /** Set once SQLite reported the file damaged (or its header was overwritten): until a restart. */
+  private damaged: string | undefined;
+  /** The last check's finding about the path (deleted, replaced), cleared when it names the file again. */
+  private displaced: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly logger?: Logger,
+  ) {
+    this.name = path.basename(file);
+    const found = statSync(file, { throwIfNoEntry: false });
+    this.identity = found ? { dev: found.dev, ino: found.ino } : undefined;
+  }
+
+  /** Why turns cannot be stored now, or undefined. Synchronous: one `stat`. */
+  check(): string | undefined {
+    if (this.damaged) return this.damaged;
+    const found = statSync(this.file, { throwIfNoEntry: false });
+    this.note(found ? { dev: found.dev, ino: found.ino } : undefined);
+    return this.displaced;
+  }
+
+  /** @throws StorageUnavailableError when turns cannot be stored durably now. */
+  assertWritable(): void {
+    const reason = this.check();
+    if (reason) throw new StorageUnavailableError(reason);
+  }
+
+  /** Runs a write after checking the file; storage failures become StorageUnavailableError. */
+  write<T>(work: () => T): T {
+    this.assertWritable();
+    return this.guarded(work);
+  }
+
+  /** Runs a read; storage failures become StorageUnavailableError. */
+  read<T>(work: () => T): T {
+    if (this.damaged) throw new StorageUnavailableError(this.damaged);
+    return this.guarded(work);
+  }
+
+  /** The last known state, for GET /health (no I/O on the request). */
+  status(): StorageHealth {
+    const reason = this.damaged ?? this.displaced;
+    return reason ? { status: 'down', reason } : { status: 'ok' };
+  }
+
+  /** Refreshes the status every `intervalMs` in the background. */
+  startMonitor(intervalMs: number): void {
+    if (intervalMs <= 0 || this.timer) return;
+    let running = false;
+    this.timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      void this.inspect().finally(() => (running = false));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private guarded<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      const code = sqliteCode(error);
+      if (DAMAGED.test(code)) {
+        this.markDamaged(`the application database ${this.name} (APP_DB) is damaged (${(error as Error).message}). ${RECOVERY}`);
+        throw new StorageUnavailableError(this.damaged!, { cause: error });
+      }
+      if (UNAVAILABLE.test(code)) {
+        throw new StorageUnavailableError(this.check() ?? `the application database ${this.name} (APP_DB) cannot be written now (${(error as Error).message}).`, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  /** Asynchronous check: the path still names the opened file, and it still starts with SQLite's header. */
+  private async inspect(): Promise<void> {
+    const found = await stat(this.file).catch(() => undefined);
+    this.note(found ? { dev: found.dev, ino: found.ino } : undefined);
+    if (!found || this.displaced || this.damaged || found.size < SQLITE_HEADER.length) return;
+    const handle = await open(this.file, 'r').catch(() => undefined);
+    if (!handle) return;
+    try {
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(SQLITE_HEADER.length), 0, SQLITE_HEADER.length, 0);
+      if (bytesRead === SQLITE_HEADER.length && buffer.toString('latin1') !== SQLITE_HEADER) {
+        this.markDamaged(`the application database ${this.name} (APP_DB) was overwritten: it is no longer a SQLite file. ${RECOVERY}`);
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private note(found: { dev: number; ino: number } | undefined): void {
+    const same = found !== undefined && this.identity !== undefined && found.dev === this.identity.dev && found.ino === this.identity.ino;
+    const reason = same
+      ? undefined
+      : found
+        ? `the application database ${this.name} (APP_DB) was replaced by another file while the service runs; new turns are refused so that none is lost. Restart the service to use the new file.`
+        : `the application database ${this.name} (APP_DB) was deleted or moved while the service runs; new turns are refused so that none is lost. Move it back, or restart the service (a new, empty one is created).`;
+    if (reason !== this.displaced) {
+      if (reason) this.logger?.error({ reason }, 'the application database is unavailable');
+      else this.logger?.info({ database: this.name }, 'the application database file is back');
+    }
+    this.displaced = reason;
+  }
+
+  private markDamaged(reason: string): void {
+    if (this.damaged) return;
+    this.damaged = reason;
+    this.logger?.error({ reason }, 'the application database is damaged; conversations are refused until a restart');
+  }
+}
+
+/** What to do about a damaged application database (also in the startup error). */
+export const RECOVERY = 'Stop the service, move the file and its -wal and -shm files aside (keep them to salvage conversations with `sqlite3 <file> .recover`), then start again with a new, empty database or a restored backup.';

@@ -1,0 +1,67 @@
+/**
+ * GET /health over real HTTP: the status of each dependency (data database, application
+ * database, query workers) and the overall status, public and fast, and never a secret: the
+ * model URL is shown without credentials or query string.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.ts';
+import { silentLogger } from '../../src/logging/logger.ts';
+import { createService, type Service } from '../../src/service.ts';
+import { temporaryDirectory } from '../support/catalogFixture.ts';
+
+const running: { service: Service; server: Server }[] = [];
+afterEach(async () => {
+  for (const { service, server } of running.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await service.close();
+  }
+});
+
+async function start(environment: Record<string, string> = {}): Promise<string> {
+  const env = { LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', APP_DB: path.join(temporaryDirectory('health-'), 'app.db'), ...environment };
+  const service = await createService(loadConfig(env as NodeJS.ProcessEnv), silentLogger());
+  const server = await new Promise<Server>((resolve) => {
+    const started = service.app.listen(0, '127.0.0.1', () => resolve(started));
+  });
+  running.push({ service, server });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('GET /health', () => {
+  it('reports every dependency ok, quickly', async () => {
+    const url = await start();
+    const response = await fetch(`${url}/health`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as any;
+    expect(body).toMatchObject({
+      status: 'ok',
+      components: { data_database: { status: 'ok' }, app_database: { status: 'ok' }, query_workers: { status: 'ok' } },
+      data: { database: 'sample.db', queries: { workers: 2, ready: 2, busy: 0, queued: 0, queue_max: 32 } },
+    });
+    const durations: number[] = [];
+    for (let i = 0; i < 30; i += 1) {
+      const started = performance.now();
+      await (await fetch(`${url}/health`)).arrayBuffer();
+      durations.push(performance.now() - started);
+    }
+    expect(Math.max(...durations)).toBeLessThan(200);
+  });
+
+  it('shows the model URL without credentials or query string, even to callers without a key', async () => {
+    const url = await start({
+      OPENAI_BASE_URL: 'http://analyst:secret-password@127.0.0.1:9/v1?token=abc123&api-version=2024#frag',
+      OPENAI_API_KEY: 'sk-live-0123456789abcdef',
+      API_KEYS: 'k'.repeat(32),
+      MODEL_PROVIDER: 'auto',
+    });
+    const response = await fetch(`${url}/health`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(JSON.parse(text).model).toEqual({ provider: 'openai', name: 'gpt-4o-mini', base_url: 'http://127.0.0.1:9/v1' });
+    for (const secret of ['secret', 'token', 'abc123', 'analyst:', 'api-version', 'frag', 'sk-live', 'kkkk']) expect(text).not.toContain(secret);
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * POST /tools under load and faults, over real HTTP (a service listening on 127.0.0.1) with real
+ * query worker processes: clients that hang up free the pool, a full queue answers 503 with
+ * Retry-After, and a data database that vanishes at run time is reported and refused fast,
+ * without a restart loop, until it is back.
+ */
+import { copyFileSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.ts';
+import { silentLogger } from '../../src/logging/logger.ts';
+import { createService, type Service } from '../../src/service.ts';
+import { temporaryDirectory, twoSourceCatalog, writeCatalog } from '../support/catalogFixture.ts';
+
+/** Two sources of 1.5 M distinct keys each: comparing them on `key` takes a second or more. */
+function heavyDatabase(directory: string): string {
+  const file = path.join(directory, 'heavy.db');
+  const db = new Database(file);
+  for (const table of ['left_table', 'right_table']) {
+    db.exec(`CREATE TABLE ${table} (key TEXT, k2 TEXT, amount REAL, cur TEXT)`);
+    db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500000) INSERT INTO ${table} SELECT printf('K%09d', i), NULL, i % 1000, 'EUR' FROM n`);
+    db.exec(`CREATE INDEX ${table}_key ON ${table} (key)`);
+  }
+  db.close();
+  return file;
+}
+
+let directory: string;
+let dataDb: string;
+let catalog: string;
+beforeAll(() => {
+  directory = temporaryDirectory('tools-load-');
+  dataDb = heavyDatabase(directory);
+  catalog = writeCatalog(directory, twoSourceCatalog());
+}, 60_000);
+
+const running: { service: Service; server: Server }[] = [];
+afterEach(async () => {
+  for (const { service, server } of running.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await service.close();
+  }
+});
+
+async function start(environment: Record<string, string> = {}): Promise<{ service: Service; url: string }> {
+  const env = { LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', DATA_DB: dataDb, CATALOG: catalog, APP_DB: path.join(temporaryDirectory(), 'app.db'), RATE_LIMIT_PER_MINUTE: '0', ...environment };
+  const service = await createService(loadConfig(env as NodeJS.ProcessEnv), silentLogger());
+  const server = await new Promise<Server>((resolve) => {
+    const started = service.app.listen(0, '127.0.0.1', () => resolve(started));
+  });
+  running.push({ service, server });
+  return { service, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+const heavy = { source_a: 'left', source_b: 'right', measure: 'amount', align_on: ['key'] };
+const trivial = { source: 'left', filters: { key: 'K000000001' } };
+const post = (url: string, tool: string, body: unknown, signal?: AbortSignal) =>
+  fetch(`${url}/tools/${tool}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+const health = async (url: string) => (await fetch(`${url}/health`)).json() as Promise<any>;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<number> {
+  const started = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+  return Date.now() - started;
+}
+
+describe('POST /tools with clients that hang up', () => {
+  it('frees the pool within a bound: queued queries leave, running ones stop, the next query is answered at once', async () => {
+    const { url } = await start({ QUERY_WORKERS: '2' });
+    const abandoned = Array.from({ length: 12 }, () => post(url, 'compare_sources', heavy, AbortSignal.timeout(400)).catch(() => 'aborted'));
+    expect(await Promise.all(abandoned)).toEqual(new Array(12).fill('aborted'));
+    // Twelve comparisons of a second or more each would keep two workers busy for several seconds.
+    const freedMs = await until(async () => {
+      const { queries } = (await health(url)).data;
+      return queries.busy === 0 && queries.queued === 0;
+    }, 2_000, 'an idle pool');
+    expect(freedMs).toBeLessThan(2_000);
+    const started = performance.now();
+    const response = await post(url, 'query_source', trivial);
+    expect(response.status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  }, 30_000);
+
+  it('answers 503 /problems/busy with Retry-After when the queue is full', async () => {
+    const { url } = await start({ QUERY_WORKERS: '1', QUERY_QUEUE_MAX: '1', QUERY_QUEUE_WAIT_MS: '20000' });
+    const controller = new AbortController();
+    const first = post(url, 'compare_sources', heavy, controller.signal).catch(() => undefined);
+    await until(async () => (await health(url)).data.queries.busy === 1, 5_000, 'the first comparison to run');
+    const second = post(url, 'compare_sources', heavy, controller.signal).catch(() => undefined);
+    await until(async () => (await health(url)).data.queries.queued === 1, 5_000, 'the second to wait');
+    const started = performance.now();
+    const refused = await post(url, 'query_source', trivial);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const problem = (await refused.json()) as any;
+    expect(problem).toMatchObject({ type: '/problems/busy', status: 503, tool: 'query_source', ok: false, retry_after: Number(refused.headers.get('retry-after')) });
+    expect(problem.error).toMatchObject({ code: 'busy', reason: 'queue_full', hint: expect.stringMatching(/^Retry in/) });
+    const { components } = await health(url);
+    expect(components.query_workers).toMatchObject({ status: 'degraded', reason: expect.stringMatching(/queue is full/) });
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/^query_pool_rejected_total\{reason="queue_full"\} 1$/m);
+    expect(metrics).toMatch(/^query_pool_queued 1$/m);
+    expect(metrics).toMatch(/^dependency_status\{component="query_workers",status="degraded"\} 1$/m);
+    controller.abort();
+    await Promise.all([first, second]);
+  }, 30_000);
+});
+
+describe('a data database that disappears at run time', () => {
+  it('is reported down within a bound, refused fast with 503, not restarted in a loop, and back when restored', async () => {
+    const file = path.join(temporaryDirectory('data-vanish-'), 'data.db');
+    copyFileSync(dataDb, file);
+    const { service, url } = await start({ DATA_DB: file, QUERY_WORKERS: '2' });
+    expect(await health(url)).toMatchObject({ status: 'ok', components: { data_database: { status: 'ok' }, query_workers: { status: 'ok' } } });
+    rmSync(file);
+    const noticedMs = await until(async () => (await fetch(`${url}/health`)).status === 503, 3_000, '/health to say down');
+    expect(noticedMs).toBeLessThan(3_000);
+    const report = await health(url);
+    expect(report).toMatchObject({ status: 'down', components: { data_database: { status: 'down', reason: 'the data database data.db (DATA_DB) is missing' } } });
+    expect(JSON.stringify(report)).not.toContain(directory);
+
+    const started = performance.now();
+    const refused = await post(url, 'query_source', trivial);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    expect(await refused.json()).toMatchObject({ type: '/problems/data-unavailable', error: { code: 'data_unavailable' } });
+
+    // A worker that dies meanwhile leaves its place empty: nothing is restarted in a loop while the file is missing.
+    const restarts = report.data.queries.restarts;
+    process.kill(service.queries.workerPids().find((pid) => pid !== undefined)!, 'SIGKILL');
+    await sleep(3_000);
+    expect((await health(url)).data.queries.restarts - restarts).toBeLessThanOrEqual(1);
+
+    copyFileSync(dataDb, file);
+    const recoveredMs = await until(async () => (await health(url)).status === 'ok', 10_000, '/health to say ok');
+    expect(recoveredMs).toBeLessThan(10_000);
+    expect((await post(url, 'query_source', trivial)).status).toBe(200);
+  }, 60_000);
+});
