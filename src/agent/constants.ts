@@ -19,3 +19,10 @@ export const HISTORY_TOKEN_BUDGET = 24_000;
 
 /** The most recent turns always sent word for word. */
 export const RECENT_TURNS_KEPT = 2;
+
+/**
+ * Earlier turns read from the application database for a question: the context window keeps
+ * far fewer word for word, and older ones are only counted in its summary note. Bounds what each
+ * question reads, whatever the length of the conversation.
+ */
+export const HISTORY_TURNS_READ = 50;

@@ -61,13 +61,18 @@ export function isHistorySummary(message: BaseMessage): boolean {
  *    ToolMessages (an input that breaks this is repaired: stray tool results are left out, a missing one is stated).
  * When the recent turns alone exceed the budget they are still sent verbatim: `estimatedTokens` then exceeds `maxTokens`.
  */
-export function fitHistory(history: readonly BaseMessage[], budget: ContextBudget = DEFAULT_CONTEXT_BUDGET): FittedHistory {
+export function fitHistory(history: readonly BaseMessage[], budget: ContextBudget = DEFAULT_CONTEXT_BUDGET, omittedTurns = 0): FittedHistory {
   checkBudget(budget);
   const paired = pairToolResults(history);
   const total = estimateTokens(paired);
-  if (total <= budget.maxTokens) return { messages: paired, estimatedTokens: total, summarisedToolResults: 0, droppedTurns: 0 };
+  if (total <= budget.maxTokens && omittedTurns === 0) return { messages: paired, estimatedTokens: total, summarisedToolResults: 0, droppedTurns: 0 };
 
   const { pinned, turns } = splitTurns(paired);
+  if (total <= budget.maxTokens) {
+    // Everything read fits; the turns never read (omittedTurns) are still named in the note.
+    const messages = [...pinned, summaryNote([], 0, MAX_NOTE_CHARS, omittedTurns), ...turns.flat()];
+    return { messages, estimatedTokens: estimateTokens(messages), summarisedToolResults: 0, droppedTurns: omittedTurns };
+  }
   const recentFrom = Math.max(0, turns.length - budget.keepRecentTurns);
   const older = turns.slice(0, recentFrom);
   const recent = turns.slice(recentFrom).flat();
@@ -79,7 +84,7 @@ export function fitHistory(history: readonly BaseMessage[], budget: ContextBudge
   const fixedTokens = TOKENS_PER_REQUEST + tokensOf(pinned) + tokensOf(recent);
   const noteChars = Math.min(MAX_NOTE_CHARS, Math.floor(budget.maxTokens * MAX_NOTE_BUDGET_SHARE * CHARS_PER_TOKEN));
   const noteLines = older.map(describeTurn);
-  const noteFor = (dropped: number) => (dropped === 0 ? undefined : summaryNote(noteLines, dropped, noteChars));
+  const noteFor = (dropped: number) => (dropped + omittedTurns === 0 ? undefined : summaryNote(noteLines, dropped, noteChars, omittedTurns));
   const kept: SummarisedTurn[] = [];
   let keptTokens = 0;
   let note = noteFor(older.length);
@@ -98,7 +103,7 @@ export function fitHistory(history: readonly BaseMessage[], budget: ContextBudge
     messages,
     estimatedTokens: estimateTokens(messages),
     summarisedToolResults: kept.reduce((sum, turn) => sum + turn.summarised, 0),
-    droppedTurns: older.length - kept.length,
+    droppedTurns: older.length - kept.length + omittedTurns,
   };
 }
 
@@ -177,10 +182,17 @@ function describeTurn(turn: readonly BaseMessage[]): string {
   return parts.join(' → ');
 }
 
-/** One note for the first `count` turns' lines, oldest first; when they do not all fit, the most recent are listed. */
-function summaryNote(lines: readonly string[], count: number, maxChars: number): SystemMessage {
+/**
+ * One note for the first `count` turns' lines, oldest first; when they do not all fit, the most recent are listed.
+ * `omitted` turns before them were never read (only counted): they add to the count, unlisted.
+ */
+function summaryNote(lines: readonly string[], count: number, maxChars: number, omitted = 0): SystemMessage {
+  if (count === 0) {
+    return new SystemMessage({ id: SUMMARY_NOTE_ID, content: `${SUMMARY_NOTE_TITLE}: ${omitted} earlier turn${omitted === 1 ? ' is' : 's are'} not shown; ask the user again about anything from them.` });
+  }
+  const total = count + omitted;
   const header = (unlisted: number) =>
-    `${SUMMARY_NOTE_TITLE} (${count} earlier turn${count === 1 ? '' : 's'} not shown in full${unlisted ? `; the ${unlisted} oldest not listed` : ''}):`;
+    `${SUMMARY_NOTE_TITLE} (${total} earlier turn${total === 1 ? '' : 's'} not shown in full${unlisted + omitted ? `; the ${unlisted + omitted} oldest not listed` : ''}):`;
   const listed: string[] = [];
   let size = header(count).length;
   for (let index = count - 1; index >= 0; index -= 1) {

@@ -50,6 +50,8 @@ export interface RunAgentOptions {
   registry: SkillRegistry;
   systemPrompt: string;
   history: readonly BaseMessage[];
+  /** Stored turns older than `history` that were not read (counted in the history's summary note). */
+  omittedTurns?: number;
   question: string;
   /** BCP 47 locale of the reader, kept on the question message (the offline model writes numbers in it). */
   locale?: string;
@@ -74,7 +76,7 @@ async function answerQuestion(options: RunAgentOptions): Promise<AgentRunResult>
   const turn: BaseMessage[] = [questionMessage(options.question, options.locale)];
   const toolCalls: ToolCallRecord[] = [];
   // The stored history stays complete; the model gets it within the budget.
-  const fitted = fitHistory(history, { maxTokens: HISTORY_TOKEN_BUDGET, keepRecentTurns: RECENT_TURNS_KEPT });
+  const fitted = fitHistory(history, { maxTokens: HISTORY_TOKEN_BUDGET, keepRecentTurns: RECENT_TURNS_KEPT }, options.omittedTurns ?? 0);
   const note = fitted.messages[0] && isHistorySummary(fitted.messages[0]) ? fitted.messages[0] : undefined;
   // One system message suits every chat template: the note about earlier turns joins the prompt.
   const systemPrompt = note ? `${options.systemPrompt}\n\n${textOf(note.content)}` : options.systemPrompt;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigurationError } from '../errors/index.ts';
+import { safeUrl } from '../shared/redact.ts';
 
 /** The repository root, so default paths work whatever the current directory. */
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -45,8 +46,16 @@ const environmentSchema = z.object({
   CHAT_DEADLINE_MS: integer(1000, 3_600_000).default(180_000),
   QUERY_WORKERS: integer(1, 64).default(2),
   QUERY_TIMEOUT_MS: integer(100, 3_600_000).default(30_000),
+  QUERY_QUEUE_MAX: integer(0, 10_000).default(32),
+  QUERY_QUEUE_WAIT_MS: integer(100, 3_600_000).default(10_000),
   APP_DB: z.string({ error: 'must be a file path' }).min(1, { error: 'must be a file path' }).default(path.join(projectRoot, 'data/app.db')),
   SESSION_TTL_HOURS: integer(0, 87_600).default(168),
+  SESSION_MAX_TURNS: integer(1, 100_000).default(200),
+  ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((host) => host.trim().toLowerCase()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^(\*|\[[0-9a-f:.]+\]|[a-z0-9_.-]{1,253})$/, { error: "each entry must be a host name or IP address without port (e.g. analyst.example.com, 10.0.0.5, [::1]), or '*'" }))),
   CORS_ORIGINS: z
     .string()
     .default('')
@@ -83,9 +92,16 @@ export interface ServiceConfig {
   /** Query worker processes, and the most one query may run before it is killed. */
   queryWorkers: number;
   queryTimeoutMs: number;
+  /** Queries that may wait for a worker, and how long; past either the tool answers `busy`. */
+  queryQueueMax: number;
+  queryQueueWaitMs: number;
   /** The application database (conversations), and how long an idle session is kept (0: forever). */
   appDatabasePath: string;
   sessionTtlHours: number;
+  /** Turns one conversation may hold (SESSION_MAX_TURNS); then /chat asks for a new one (409). */
+  sessionMaxTurns: number;
+  /** Host names requests may be addressed to (ALLOWED_HOSTS); empty: this machine's own (see http/security/hostCheck.ts); ['*']: any. */
+  allowedHosts: string[];
   /** Browser origins (dashboards) allowed to call the API; '*' allows any. Empty: same origin only. */
   corsOrigins: string[];
   /** API keys (API_KEYS); empty: no authentication. Never log these. */
@@ -106,7 +122,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
     const lines = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? 'environment');
       // Secrets are never echoed back, not even in a startup error.
-      const got = secretVariables.has(name) ? undefined : environment[name];
+      // The model URL may carry credentials or a token: it is shown without them.
+      const raw = secretVariables.has(name) ? undefined : environment[name];
+      const got = name === 'OPENAI_BASE_URL' && raw !== undefined ? safeUrl(raw) : raw;
       return `  ${name}: ${issue.message}${got !== undefined ? ` (got '${got}')` : ''}`;
     });
     throw new ConfigurationError(`Invalid configuration:\n${lines.join('\n')}`);
@@ -145,8 +163,12 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
     chatDeadlineMs: env.CHAT_DEADLINE_MS,
     queryWorkers: env.QUERY_WORKERS,
     queryTimeoutMs: env.QUERY_TIMEOUT_MS,
+    queryQueueMax: env.QUERY_QUEUE_MAX,
+    queryQueueWaitMs: env.QUERY_QUEUE_WAIT_MS,
     appDatabasePath: resolve(env.APP_DB),
     sessionTtlHours: env.SESSION_TTL_HOURS,
+    sessionMaxTurns: env.SESSION_MAX_TURNS,
+    allowedHosts: env.ALLOWED_HOSTS,
     corsOrigins: env.CORS_ORIGINS.map((origin) => (origin === '*' ? origin : new URL(origin).origin)),
     apiKeys: [...new Set(env.API_KEYS)],
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,

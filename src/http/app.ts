@@ -4,13 +4,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import cors from 'cors';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { ChatModelWithTools } from '../agent/runLoop.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { DataAccess } from '../data/dataAccess.ts';
 import type { QueryPool } from '../data/queryPool.ts';
-import type { Logger } from '../logging/logger.ts';
+import { safeErrorSerializer, type Logger } from '../logging/logger.ts';
 import type { KnowledgeBase } from '../skills/api.ts';
 import type { ModelDescription } from '../model/createChatModel.ts';
 import type { SqliteSessionStore } from '../sessions/sqliteSessionStore.ts';
@@ -20,6 +20,7 @@ import { metricsHandler, observeRequests } from '../observability/observe.ts';
 import { validateAgainstSpec } from './contract.ts';
 import { errorHandler, sendProblem } from './problem.ts';
 import { identifyCaller, requireApiKey } from './security/access.ts';
+import { allowedHostNames, checkHost, checkOrigin, refuseQueryCredentials } from './security/requestGuards.ts';
 import { ApiKeys } from './security/apiKeys.ts';
 import { securityHeaders } from './security/headers.ts';
 import { rateLimiter } from './security/rateLimit.ts';
@@ -49,6 +50,12 @@ export interface AppServices {
   apiKeys?: string[];
   /** Requests a minute per key or client IP (RATE_LIMIT_PER_MINUTE); 0 or absent: no limit. */
   rateLimitPerMinute?: number;
+  /** Extra host names requests may be addressed to (ALLOWED_HOSTS; ['*']: any); loopback names always. */
+  allowedHosts?: string[];
+  /** The interface the service listens on (HOST): its names are allowed hosts too. */
+  listenHost?: string;
+  /** Turns one conversation may hold (SESSION_MAX_TURNS); absent: 200. */
+  sessionMaxTurns?: number;
   /** Prometheus metrics of this service (GET /metrics); a fresh registry when absent. */
   metrics?: Metrics;
   dataDatabasePath: string;
@@ -76,7 +83,9 @@ export function createApp(services: AppServices): Express {
       },
       customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info'),
       serializers: {
-        req: (request) => ({ id: request.id, method: request.method, url: request.url }),
+        // Query strings may hold anything a client put there (a key, a token): logged as a marker only.
+        req: (request) => ({ id: request.id, method: request.method, url: withoutQuery(request.url) }),
+        err: safeErrorSerializer,
         res: (response) => ({ statusCode: response.statusCode }),
       },
     }),
@@ -95,12 +104,17 @@ export function createApp(services: AppServices): Express {
   );
   // helmet's security headers; the web pages set their own Content-Security-Policy (routes/web.ts).
   app.use(securityHeaders());
+  // A Host that is not ours (DNS rebinding), a key in the URL, a call from a foreign page: refused first.
+  app.use(checkHost(allowedHostNames(services.allowedHosts ?? [], services.listenHost ?? '127.0.0.1')));
+  app.use(refuseQueryCredentials());
+  app.use(checkOrigin(services.corsOrigins));
   // Who is calling, the rate limit per key (or IP), then 401 without a valid key: all before the body is read.
   const apiKeys = new ApiKeys(services.apiKeys ?? []);
   app.use(identifyCaller(apiKeys));
   const limiter = rateLimiter(services.rateLimitPerMinute ?? 0);
   if (limiter) app.use(limiter);
   app.use(requireApiKey(apiKeys));
+  app.use(emptyBodyHasLengthZero);
   app.use(express.json({ limit: BODY_LIMIT, strict: false }));
   app.use(validateAgainstSpec(services.openApiPath));
   app.use(healthRoutes(services));
@@ -113,3 +127,19 @@ export function createApp(services: AppServices): Express {
   app.use(errorHandler(services.logger));
   return app;
 }
+
+/** "/sessions?limit=5" → "/sessions?[redacted]": the path stays, what follows `?` never reaches a log. */
+function withoutQuery(url: string | undefined): string | undefined {
+  const query = url?.indexOf('?') ?? -1;
+  return query === -1 ? url : `${url!.slice(0, query)}?[redacted]`;
+}
+
+/**
+ * A request with neither Content-Length nor Transfer-Encoding has an empty body (RFC 9112
+ * §6.3); saying so lets `Content-Type: application/json` with nothing after it read as `{}`
+ * instead of "no body in an unsupported format" (415).
+ */
+const emptyBodyHasLengthZero: RequestHandler = (request, _response, next) => {
+  if (request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined) request.headers['content-length'] = '0';
+  next();
+};

@@ -3,7 +3,7 @@
  * a stable `type`, plus the middleware that turns anything thrown into one — never a stack trace.
  */
 import type { ErrorRequestHandler, Response } from 'express';
-import { ModelProviderError } from '../errors/index.ts';
+import { ModelProviderError, StorageUnavailableError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
 
 export const problemTypes = {
@@ -20,7 +20,17 @@ export const problemTypes = {
   modelTimeout: { type: '/problems/model-timeout', status: 504, title: 'The model did not answer in time' },
   modelRateLimited: { type: '/problems/model-rate-limited', status: 503, title: 'The model provider is rate limiting' },
   modelUnavailable: { type: '/problems/model-unavailable', status: 502, title: 'The model provider failed' },
+  busy: { type: '/problems/busy', status: 503, title: 'The service is busy' },
+  dataUnavailable: { type: '/problems/data-unavailable', status: 503, title: 'The data database is unavailable' },
+  storageUnavailable: { type: '/problems/storage-unavailable', status: 503, title: 'Conversations cannot be stored' },
   internal: { type: '/problems/internal', status: 500, title: 'Internal error' },
+  // Refused before routing: a Host or Origin outside the allowlists (DNS rebinding, cross-site calls).
+  forbiddenHost: { type: '/problems/forbidden-host', status: 403, title: 'Host not allowed' },
+  forbiddenOrigin: { type: '/problems/forbidden-origin', status: 403, title: 'Origin not allowed' },
+  credentialsInQuery: { type: '/problems/credentials-in-query', status: 400, title: 'Credentials in the query string' },
+  sessionTurnLimit: { type: '/problems/session-turn-limit', status: 409, title: 'The conversation has reached its turn limit' },
+  // Sent as the last event of a stream still open when a shutdown's grace period ends (shutdown.ts).
+  shuttingDown: { type: '/problems/shutting-down', status: 503, title: 'The service is shutting down' },
 } as const;
 
 export type ProblemKind = keyof typeof problemTypes;
@@ -72,6 +82,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return sendProblem(response, 'invalidRequest', (error as { expose?: boolean }).expose ? (error as Error).message : 'The request could not be processed.');
     }
     if (ModelProviderError.isInstance(error)) return sendModelProblem(response, error);
+    // APP_DB deleted, replaced or damaged: a 503 that says why, never a 200 for a turn that would be lost.
+    if (StorageUnavailableError.isInstance(error)) return sendProblem(response, 'storageUnavailable', error.message);
     logger.error({ err: error }, 'unhandled error');
     sendProblem(response, 'internal', 'Something went wrong on our side; the error was logged.');
   };

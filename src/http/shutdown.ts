@@ -8,12 +8,11 @@
  */
 import type { Server } from 'node:http';
 import type { Logger } from '../logging/logger.ts';
+import { problemTypes } from './problem.ts';
 
 /** The problem an event stream still open at the end of the grace period receives. */
 export const shuttingDownProblem = {
-  type: '/problems/shutting-down',
-  status: 503,
-  title: 'The service is shutting down',
+  ...problemTypes.shuttingDown,
   detail: 'The service is restarting or stopping and could not finish this answer in time; ask again in a moment.',
 } as const;
 

@@ -3,12 +3,14 @@
  * socket errors, unparsable bodies) into one ModelProviderError with a plain message.
  */
 import { ModelProviderError } from '../errors/index.ts';
+import { redactUrls } from '../shared/redact.ts';
 
 /** Classifies a model-call failure. `signal` is the run's signal, to recognise our own deadline. */
 export function toModelProviderError(error: unknown, signal?: AbortSignal): ModelProviderError {
   if (ModelProviderError.isInstance(error)) return error;
   const err = error as { name?: string; message?: string; status?: number; code?: string; cause?: { code?: string } } | undefined;
-  const message = String(err?.message ?? error).split('\n')[0]!.slice(0, 300);
+  // A client error may quote the endpoint URL with its credentials or tokens: never pass those on.
+  const message = redactUrls(String(err?.message ?? error).split('\n')[0]!).slice(0, 300);
   const status = typeof err?.status === 'number' ? err.status : undefined;
   if (signal?.aborted || err?.name === 'AbortError' || err?.name === 'TimeoutError' || err?.name === 'APIConnectionTimeoutError' || /timed? ?out/i.test(message)) {
     return new ModelProviderError('timeout', 'The model did not answer in time.', { cause: error });

@@ -40,6 +40,8 @@ export interface SessionSummary {
 
 export interface SessionHistory extends SessionSummary {
   turnRecords: TurnRecord[];
+  /** When read a page at a time: the seq to pass as `after` for the next page, null on the last. */
+  nextAfter?: number | null;
 }
 
 /** The first question on one line, cut to TITLE_CHARS characters (never inside a character). */

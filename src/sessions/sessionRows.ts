@@ -37,6 +37,8 @@ export function prepareSessionStatements(database: Database.Database) {
     insertSession: database.prepare('INSERT INTO sessions (id, title, created_at, updated_at, turns, owner) VALUES (?, NULL, ?, ?, 0, ?)'),
     session: database.prepare<[string], SessionRow>('SELECT id, title, created_at, updated_at, turns, owner FROM sessions WHERE id = ?'),
     messages: database.prepare<[string], { message: string }>('SELECT message FROM messages WHERE session_id = ? ORDER BY seq'),
+    /** The messages of the turns after the first `?` (turn_seq), so a long conversation costs no more to read than its last turns. */
+    recentMessages: database.prepare<[string, number], { message: string }>('SELECT message FROM messages WHERE session_id = ? AND turn_seq > ? ORDER BY seq'),
     lastMessageSeq: database.prepare<[string], { seq: number }>('SELECT coalesce(max(seq), 0) AS seq FROM messages WHERE session_id = ?'),
     insertTurn: database.prepare(
       `INSERT INTO turns (session_id, seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at)
@@ -48,13 +50,19 @@ export function prepareSessionStatements(database: Database.Database) {
       `SELECT seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at
        FROM turns WHERE session_id = ? ORDER BY seq`,
     ),
+    /** One page of turns: after a seq, at most a count (GET /sessions/{id}?limit=&after=). */
+    turnsPage: database.prepare<[string, number, number], TurnRow>(
+      `SELECT seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at
+       FROM turns WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+    ),
+    /** Pages without an owner (no API keys): only sessions created without a key; a key's sessions stay private. */
     firstPage: database.prepare<[string, number], SessionRow>(
       `SELECT id, title, created_at, updated_at, turns, owner FROM sessions
-       WHERE updated_at >= ? ORDER BY updated_at DESC, id DESC LIMIT ?`,
+       WHERE owner IS NULL AND updated_at >= ? ORDER BY updated_at DESC, id DESC LIMIT ?`,
     ),
     nextPage: database.prepare<[string, string, string, number], SessionRow>(
       `SELECT id, title, created_at, updated_at, turns, owner FROM sessions
-       WHERE updated_at >= ? AND (updated_at, id) < (?, ?)
+       WHERE owner IS NULL AND updated_at >= ? AND (updated_at, id) < (?, ?)
        ORDER BY updated_at DESC, id DESC LIMIT ?`,
     ),
     /** The same pages, only one owner's sessions. */

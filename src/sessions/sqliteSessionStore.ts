@@ -9,9 +9,11 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from '@langchain/core/messages';
+import { HISTORY_TURNS_READ } from '../agent/constants.ts';
 import { ConfigurationError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
 import { openAppDatabase } from './appDatabase.ts';
+import { AppDatabaseGuard, type StorageHealth } from './appDatabaseGuard.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE, type SessionPage } from './sessionPaging.ts';
 import { titleOf, type SessionHistory, type TurnInput } from './sessionRecords.ts';
 import { prepareSessionStatements, summaryOf, turnOf, type SessionRow, type SessionStatements } from './sessionRows.ts';
@@ -28,10 +30,13 @@ export interface Session {
   /** Turns stored when the session was read. */
   turns: number;
   /**
-   * The model history (every stored turn's messages, in order). Read from the database each
-   * time it is accessed, so inside `runExclusive` it includes every turn committed before.
+   * The model history: the messages of the last HISTORY_TURNS_READ stored turns, in order. Read
+   * from the database each time it is accessed, so inside `runExclusive` it includes every turn
+   * committed before.
    */
   readonly messages: BaseMessage[];
+  /** `messages` with the number of older stored turns left out of it (counted, never read). */
+  recentHistory(): { messages: BaseMessage[]; omittedTurns: number };
 }
 
 export interface SqliteSessionStoreOptions {
@@ -41,6 +46,8 @@ export interface SqliteSessionStoreOptions {
   ttlMs: number;
   /** Sweep interval of idle sessions (also swept once at open); 0 disables the timer. */
   expiryIntervalMs?: number;
+  /** How often GET /health's view of the file is refreshed in the background (default 1 s; 0: never). */
+  healthCheckIntervalMs?: number;
   logger?: Logger;
   /** The clock, for tests. */
   now?: () => number;
@@ -54,6 +61,8 @@ export class SqliteSessionStore {
   private readonly logger: Logger | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly statements: SessionStatements;
+  /** Refuses writes once the file was deleted, replaced or found damaged (appDatabaseGuard.ts). */
+  private readonly guard: AppDatabaseGuard;
 
   /** Opens (or creates) the database; sweeps idle sessions once and starts the sweep timer. */
   constructor(options: SqliteSessionStoreOptions) {
@@ -61,6 +70,8 @@ export class SqliteSessionStore {
     this.now = options.now ?? Date.now;
     this.logger = options.logger;
     this.database = openAppDatabase(options.path);
+    this.guard = new AppDatabaseGuard(options.path, options.logger);
+    this.guard.startMonitor(options.healthCheckIntervalMs ?? 1_000);
     this.statements = prepareSessionStatements(this.database);
     this.expireIdleLogged();
     const interval = options.expiryIntervalMs ?? DEFAULT_EXPIRY_INTERVAL_MS;
@@ -77,7 +88,7 @@ export class SqliteSessionStore {
   create(owner?: string): Session {
     const at = this.timestamp();
     const id = randomUUID();
-    this.statements.insertSession.run(id, at, at, owner ?? null);
+    this.guard.write(() => this.statements.insertSession.run(id, at, at, owner ?? null));
     return this.sessionFrom({ id, title: null, created_at: at, updated_at: at, turns: 0, owner: owner ?? null });
   }
 
@@ -87,7 +98,7 @@ export class SqliteSessionStore {
    * the caller cannot tell another key's session from one that does not exist.
    */
   get(id: string, owner?: string): Session | undefined {
-    const row = this.liveRow(id, owner);
+    const row = this.guard.read(() => this.liveRow(id, owner));
     return row ? this.sessionFrom(row) : undefined;
   }
 
@@ -120,7 +131,7 @@ export class SqliteSessionStore {
       this.statements.touchSession.run(this.timestamp(), seq, titleOf(turn.question), id);
       return true;
     });
-    return write.immediate();
+    return this.guard.write(() => write.immediate());
   }
 
   /**
@@ -133,14 +144,15 @@ export class SqliteSessionStore {
     const cutoff = this.cutoff();
     let rows: SessionRow[];
     if (options.cursor === undefined) {
-      rows = options.owner === undefined ? this.statements.firstPage.all(cutoff, limit + 1) : this.statements.firstOwnedPage.all(options.owner, cutoff, limit + 1);
+      rows = this.guard.read(() => (options.owner === undefined ? this.statements.firstPage.all(cutoff, limit + 1) : this.statements.firstOwnedPage.all(options.owner, cutoff, limit + 1)));
     } else {
       const after = decodeCursor(options.cursor);
       if (!after) throw new RangeError('cursor is not a next_cursor returned by this service');
-      rows =
+      rows = this.guard.read(() =>
         options.owner === undefined
           ? this.statements.nextPage.all(cutoff, after.updatedAt, after.id, limit + 1)
-          : this.statements.nextOwnedPage.all(options.owner, cutoff, after.updatedAt, after.id, limit + 1);
+          : this.statements.nextOwnedPage.all(options.owner, cutoff, after.updatedAt, after.id, limit + 1),
+      );
     }
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
@@ -150,14 +162,20 @@ export class SqliteSessionStore {
     };
   }
 
-  /** The session with every turn (tool calls included), or undefined like `get` (owner included). */
-  history(id: string, owner?: string): SessionHistory | undefined {
-    const read = this.database.transaction(() => {
+  /**
+   * The session with every turn (tool calls included), or undefined like `get` (owner included).
+   * With `page`, only the turns after `page.after` (a seq), at most `page.limit`, and `nextAfter`.
+   */
+  history(id: string, owner?: string, page?: { limit: number; after?: number }): SessionHistory | undefined {
+    const read = this.database.transaction((): SessionHistory | undefined => {
       const row = this.liveRow(id, owner);
       if (!row) return undefined;
-      return { ...summaryOf(row), turnRecords: this.statements.turns.all(id).map(turnOf) };
+      if (!page) return { ...summaryOf(row), turnRecords: this.statements.turns.all(id).map(turnOf) };
+      const rows = this.statements.turnsPage.all(id, page.after ?? 0, page.limit + 1);
+      const more = rows.length > page.limit;
+      return { ...summaryOf(row), turnRecords: rows.slice(0, page.limit).map(turnOf), nextAfter: more ? rows[page.limit - 1]!.seq : null };
     });
-    return read();
+    return this.guard.read(read);
   }
 
   /**
@@ -166,12 +184,13 @@ export class SqliteSessionStore {
    */
   delete(id: string, owner?: string): boolean {
     const remove = this.database.transaction(() => {
-      if (owner !== undefined && this.statements.session.get(id)?.owner !== owner) return false;
-      const live = this.liveRow(id) !== undefined;
+      // Without a key (owner undefined) only sessions without an owner: a key's stay private.
+      if ((this.statements.session.get(id)?.owner ?? null) !== (owner ?? null)) return false;
+      const live = this.liveRow(id, owner) !== undefined;
       this.statements.deleteSession.run(id);
       return live;
     });
-    return remove.immediate();
+    return this.guard.write(() => remove.immediate());
   }
 
   /** Deletes sessions idle past the TTL (never one with a turn in progress). @returns how many. */
@@ -182,6 +201,8 @@ export class SqliteSessionStore {
 
   /** Runs `work` after every earlier piece of work on the same session has finished. */
   async runExclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
+    // A turn that could not be stored is refused before it runs.
+    this.guard.assertWritable();
     const previous = this.queues.get(id) ?? Promise.resolve();
     const current = previous.then(work, work);
     const settled = current.catch(() => undefined);
@@ -194,7 +215,13 @@ export class SqliteSessionStore {
   }
 
   /** Stops the sweep timer and closes the database. */
+  /** The application database as GET /health reports it (no I/O). */
+  storageHealth(): StorageHealth {
+    return this.guard.status();
+  }
+
   close(): void {
+    this.guard.stop();
     if (this.timer) clearInterval(this.timer);
     if (this.database.open) this.database.close();
   }
@@ -208,10 +235,10 @@ export class SqliteSessionStore {
     }
   }
 
-  /** The row of a live session; with an `owner`, only when it is theirs. */
+  /** The row of a live session; with an `owner`, only when it is theirs; without one, only when it has none. */
   private liveRow(id: string, owner?: string): SessionRow | undefined {
     const row = this.statements.session.get(id);
-    if (owner !== undefined && row?.owner !== owner) return undefined;
+    if (row && row.owner !== (owner ?? null)) return undefined;
     return row && row.updated_at >= this.cutoff() ? row : undefined;
   }
 
@@ -226,12 +253,18 @@ export class SqliteSessionStore {
 
   private sessionFrom(row: SessionRow): Session {
     const statements = this.statements;
+    // Only the last turns are read and parsed: a question costs the same on turn 5 and turn 500.
+    const recentHistory = () => {
+      const omittedTurns = Math.max(0, (statements.session.get(row.id)?.turns ?? 0) - HISTORY_TURNS_READ);
+      const stored = statements.recentMessages.all(row.id, omittedTurns).map((r) => JSON.parse(r.message) as StoredMessage);
+      return { messages: mapStoredMessagesToChatMessages(stored), omittedTurns };
+    };
     return {
       ...summaryOf(row),
       get messages(): BaseMessage[] {
-        const stored = statements.messages.all(row.id).map((r) => JSON.parse(r.message) as StoredMessage);
-        return mapStoredMessagesToChatMessages(stored);
+        return recentHistory().messages;
       },
+      recentHistory,
     };
   }
 }

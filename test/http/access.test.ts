@@ -381,7 +381,12 @@ describe('configuration and key checks', () => {
       expect(store.delete('old-session', keyIdentity(KEY_A))).toBe(false);
       const mine = store.create(keyIdentity(KEY_A));
       expect(store.list({ owner: keyIdentity(KEY_A) }).sessions.map((x) => x.id)).toEqual([mine.id]);
-      expect(store.list().sessions.map((x) => x.id).sort()).toEqual([mine.id, 'old-session'].sort());
+      // Without keys only unowned sessions: a key's session stays private (404) after a restart without API_KEYS.
+      expect(store.list().sessions.map((x) => x.id)).toEqual(['old-session']);
+      expect(store.get(mine.id)).toBeUndefined();
+      expect(store.history(mine.id)).toBeUndefined();
+      expect(store.delete(mine.id)).toBe(false);
+      expect(store.get(mine.id, keyIdentity(KEY_A))?.id).toBe(mine.id);
     } finally {
       store.close();
     }

@@ -8,13 +8,14 @@ import { z } from 'zod';
 import { AIMessage } from '@langchain/core/messages';
 import { progressOf, runAgent } from '../../agent/runLoop.ts';
 import { MAX_MESSAGE_CHARS } from '../../agent/constants.ts';
-import { ModelProviderError } from '../../errors/index.ts';
+import { ModelProviderError, StorageUnavailableError } from '../../errors/index.ts';
 import { toModelProviderError } from '../../model/providerErrors.ts';
 import type { AppServices } from '../app.ts';
 import { openEventStream, wantsEventStream } from '../eventStream.ts';
 import { modelProblemKind, problemBody, sendModelProblem, sendProblem } from '../problem.ts';
 import { callerOf } from '../security/access.ts';
 import { parseBody } from '../validation.ts';
+import { DEFAULT_SESSION_MAX_TURNS, refusedTurnProblem, SessionGoneError, TurnLimitError } from './chatTurns.ts';
 
 const chatRequest = z.strictObject({
   message: z
@@ -38,6 +39,12 @@ export function chatRoutes(services: AppServices): Router {
       sendProblem(response, 'sessionNotFound', `No session '${body.session_id}': it never existed or has expired. Omit session_id to start a new conversation.`);
       return;
     }
+    const maxTurns = services.sessionMaxTurns ?? DEFAULT_SESSION_MAX_TURNS;
+    if (session.turns >= maxTurns) {
+      const refused = refusedTurnProblem(new TurnLimitError(session.id, maxTurns))!;
+      sendProblem(response, refused.kind, refused.detail, refused.extra);
+      return;
+    }
     // Stop working when the client goes away or the overall deadline passes.
     const disconnected = new AbortController();
     response.on('close', () => {
@@ -49,6 +56,12 @@ export function chatRoutes(services: AppServices): Router {
     const events = wantsEventStream(body.stream, request.headers.accept) ? openEventStream(response) : undefined;
     try {
       const result = await services.sessions.runExclusive(session.id, async () => {
+        // Earlier turns of this session ran first: it may have been deleted or filled up meanwhile.
+        const current = services.sessions.get(session.id, owner);
+        if (!current) throw new SessionGoneError(session.id);
+        if (current.turns >= maxTurns) throw new TurnLimitError(session.id, maxTurns);
+        // The last turns only (and how many older ones exist): the read does not grow with the conversation.
+        const { messages: history, omittedTurns } = current.recentHistory();
         const startedAt = new Date();
         let run;
         try {
@@ -56,7 +69,8 @@ export function chatRoutes(services: AppServices): Router {
             model: services.model,
             registry: services.registry,
             systemPrompt: services.systemPrompt,
-            history: session.messages,
+            history,
+            omittedTurns,
             question: body.message,
             ...(body.locale ? { locale: body.locale } : {}),
             toolContext: { catalog: services.catalog, data: services.data, knowledge: services.knowledge, logger },
@@ -75,7 +89,8 @@ export function chatRoutes(services: AppServices): Router {
           }
           throw error;
         }
-        services.sessions.appendTurn(session.id, { ...run, question: body.message, startedAt, finishedAt: new Date() });
+        // Deleted while the answer was being written: nothing was stored, so no 200.
+        if (!services.sessions.appendTurn(session.id, { ...run, question: body.message, startedAt, finishedAt: new Date() })) throw new SessionGoneError(session.id);
         return run;
       });
       logger.info({ iterations: result.iterations, finished: result.finished, tool_calls: result.toolCalls.length, streamed: Boolean(events) }, 'chat answered');
@@ -93,6 +108,20 @@ export function chatRoutes(services: AppServices): Router {
     } catch (error) {
       if (disconnected.signal.aborted) {
         logger.info('chat cancelled: the client went away');
+        return;
+      }
+      const refused = refusedTurnProblem(error);
+      if (refused) {
+        logger.warn({ reason: refused.kind }, 'chat refused: the turn cannot be added to this session');
+        if (events) events.error(problemBody(response, refused.kind, refused.detail, refused.extra));
+        else sendProblem(response, refused.kind, refused.detail, refused.extra);
+        return;
+      }
+      if (StorageUnavailableError.isInstance(error)) {
+        // APP_DB deleted, replaced or damaged: 503, never an answer whose turn would be lost.
+        logger.error({ reason: error.message }, 'chat refused: the turn cannot be stored');
+        if (events) events.error(problemBody(response, 'storageUnavailable', error.message, { session_id: session.id }));
+        else sendProblem(response, 'storageUnavailable', error.message, { session_id: session.id });
         return;
       }
       if (!ModelProviderError.isInstance(error) && !signal.aborted) {

@@ -25,27 +25,41 @@ const listQuery = z.strictObject({
     .optional(),
 });
 
+/** Turns per page of GET /sessions/{id} when paged (`limit`); without it every turn comes (at most SESSION_MAX_TURNS). */
+const MAX_TURNS_PAGE = 200;
+
+// Not strict: unknown parameters were always ignored on this route (cache busters keep working).
+const historyQuery = z.object({
+  limit: once(`a whole number from 1 to ${MAX_TURNS_PAGE}`)
+    .regex(/^\d{1,3}$/, { error: `must be a whole number from 1 to ${MAX_TURNS_PAGE}` })
+    .transform(Number)
+    .refine((limit) => limit >= 1 && limit <= MAX_TURNS_PAGE, { error: `must be a whole number from 1 to ${MAX_TURNS_PAGE}` })
+    .optional(),
+  after: once('the seq of a turn (next_after of the previous page)')
+    .regex(/^\d{1,9}$/, { error: 'must be the seq of a turn (next_after of the previous page)' })
+    .transform(Number)
+    .optional(),
+});
+
 export function sessionRoutes(services: AppServices): Router {
   const router = Router();
 
   router.get('/sessions', (request, response) => {
     const parsed = listQuery.safeParse(request.query);
-    if (!parsed.success) {
-      const errors = parsed.error.issues.map((issue) => ({
-        path: issue.path.map(String).join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(query)'),
-        message: issue.message,
-      }));
-      sendProblem(response, 'invalidRequest', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
-      return;
-    }
+    if (!parsed.success) return invalidQuery(response, parsed.error);
     const page = services.sessions.list({ limit: parsed.data.limit ?? DEFAULT_PAGE_SIZE, cursor: parsed.data.cursor, owner: callerOf(response) });
     response.json({ sessions: page.sessions.map(summaryJson), next_cursor: page.nextCursor });
   });
 
   router.get('/sessions/:id', (request, response) => {
-    const history = services.sessions.history(request.params.id, callerOf(response));
+    const query = historyQuery.safeParse(request.query);
+    if (!query.success) return invalidQuery(response, query.error);
+    // Paged when asked (limit or after): a long conversation can be read a part at a time.
+    const { limit, after } = query.data;
+    const paged = limit !== undefined || after !== undefined;
+    const history = services.sessions.history(request.params.id, callerOf(response), paged ? { limit: limit ?? MAX_TURNS_PAGE, after: after ?? 0 } : undefined);
     if (!history) return notFound(response, request.params.id);
-    response.json({ ...summaryJson(history), turns: history.turnRecords.map(turnJson) });
+    response.json({ ...summaryJson(history), turns: history.turnRecords.map(turnJson), ...(paged ? { next_after: history.nextAfter ?? null } : {}) });
   });
 
   router.delete('/sessions/:id', (request, response) => {
@@ -55,6 +69,14 @@ export function sessionRoutes(services: AppServices): Router {
   });
 
   return router;
+}
+
+function invalidQuery(response: Response, error: z.ZodError): void {
+  const errors = error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(query)'),
+    message: issue.message,
+  }));
+  sendProblem(response, 'invalidRequest', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
 }
 
 function notFound(response: Response, id: string): void {

@@ -1,0 +1,58 @@
+/**
+ * Secrets out of what the service shows: model endpoint URLs without user name, password,
+ * query string or fragment (where tokens ride along), in logs, error messages and problems.
+ */
+
+/** Characters a URL in free text runs over (it ends at a blank, a quote or an angle bracket). */
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s'"<>`]+/gi;
+
+/**
+ * A URL safe to show: scheme, host, port and path only.
+ * @example
+ * safeUrl('http://user:secret@llm.internal:8000/v1?api_key=abc'); // 'http://llm.internal:8000/v1'
+ */
+export function safeUrl(url: string): string {
+  // Only a URL with an authority ("scheme://host") has a host to keep; anything else is cut by hand.
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return cutSecrets(url);
+  try {
+    const parsed = new URL(url);
+    // "http://host:3000" stays as written, without a slash the URL parser would add.
+    const path = parsed.pathname === '/' && !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*\//i.test(url) ? '' : parsed.pathname;
+    return `${parsed.protocol}//${parsed.host}${path}`;
+  } catch {
+    return cutSecrets(url);
+  }
+}
+
+/** What could be secret in a URL that does not parse: user info, query string, fragment. */
+function cutSecrets(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@?#]*@/i, '$1').split(/[?#]/)[0]!;
+}
+
+/**
+ * Text with every http(s) URL in it made safe ({@link safeUrl}); linear in the text.
+ * @example
+ * redactUrls('Request cannot be constructed from a URL that includes credentials: http://u:p@h/v1?t=1');
+ * // 'Request cannot be constructed from a URL that includes credentials: http://h/v1'
+ */
+export function redactUrls(text: string): string {
+  if (!text.includes('://')) return text;
+  return text.replace(URL_IN_TEXT, (url) => safeUrl(url));
+}
+
+/**
+ * A copy of a JSON-like value with {@link redactUrls} applied to every string in it, for error
+ * objects about to be logged. Depth and size are bounded; deeper parts are left out.
+ * @example
+ * redactValue({ message: 'fetch http://u:p@h/v1 failed', nested: { url: 'http://h/?key=1' } });
+ * // { message: 'fetch http://h/v1 failed', nested: { url: 'http://h/' } }
+ */
+export function redactValue(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redactUrls(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= 8) return '[nested too deep]';
+  if (Array.isArray(value)) return value.slice(0, 100).map((item) => redactValue(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value).slice(0, 100)) copy[key] = redactValue(item, depth + 1);
+  return copy;
+}
