@@ -22,12 +22,25 @@ export async function checkFilterValuesExist(source: Source, conditions: readonl
       if (await context.data.valueExists(source.table, column, value, context.signal)) continue;
       const known = (await context.data.distinctValues(source.table, column, VALUE_CHOICES_LISTED + 1, context.signal)).filter((v): v is string => v !== null);
       const listed = known.slice(0, VALUE_CHOICES_LISTED);
-      const closest = value === null ? undefined : closestMatch(value, listed);
+      // A business name from the catalog ("Contoso UK" for company 3000) points to its code.
+      const named = value === null ? undefined : codeNamed(source, name, value);
+      const closest = named ?? (value === null ? undefined : closestMatch(value, listed));
       const shown = value === null ? 'blank' : `'${value}'`;
       throw new ToolError('unknown_value', `No row of '${source.name}' has ${name} = ${shown}.`, {
-        hint: `${closest ? `Did you mean '${closest}'? ` : ''}Values of ${name}: ${listed.map((v) => `'${v}'`).join(', ')}${known.length > listed.length ? ', …' : ''}.`,
+        hint: `${named ? `'${value}' is the catalog's name of ${name} '${named}': filter by the code. ` : closest ? `Did you mean '${closest}'? ` : ''}Values of ${name}: ${listed.map((v) => `'${v}'`).join(', ')}${known.length > listed.length ? ', …' : ''}.`,
         details: { source: source.name, dimension: name, value, choices: listed, closest: closest ?? null },
       });
     }
   }
+}
+
+/** The code whose catalog names (value labels) match `text`, exactly or closely. */
+function codeNamed(source: Source, dimension: string, text: string): string | undefined {
+  const names = source.dimensions.get(dimension)?.values;
+  if (!names?.size || text.length > 200 || /^\d+$/.test(text)) return undefined;
+  const byName = new Map([...names].flatMap(([code, labels]) => labels.map((label) => [label.toLowerCase(), code] as const)));
+  const exact = byName.get(text.trim().toLowerCase());
+  if (exact) return exact;
+  const closest = closestMatch(text, [...byName.keys()]);
+  return closest === undefined ? undefined : byName.get(closest);
 }

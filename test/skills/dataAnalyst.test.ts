@@ -96,6 +96,12 @@ describe('query_source', () => {
     expect(error).toMatchObject({ code: 'unknown_value', dimension: 'company', value: '1001', choices: ['1000', '2000', '3000'], closest: '1000' });
   });
 
+  it("points a value's business name to its code", async () => {
+    const { error } = await run('query_source', { source: 'fi_reporting', filters: { company: 'Contoso UK' } });
+    expect(error).toMatchObject({ code: 'unknown_value', dimension: 'company', value: 'Contoso UK', closest: '3000' });
+    expect(error.hint).toContain("'Contoso UK' is the catalog's name of company '3000'");
+  });
+
   it('rejects a period it cannot read, saying the format', async () => {
     const { error } = await run('query_source', { source: 'fi_reporting', filters: { period: 'Smarch 2024' } });
     expect(error.code).toBe('invalid_value');
