@@ -4,8 +4,10 @@
  * Without --url it starts the real service as a child process (offline model, a temporary
  * APP_DB, a free port) and stops it with SIGTERM at the end. Each autocannon connection runs
  * its own conversations: a new session, then follow-ups carrying its session_id (--turns
- * questions per conversation), for a bounded time. Prints requests/s, p50/p99/max latency,
- * non-2xx responses and errors; exits 1 on any error or non-2xx response. Only 127.0.0.1/localhost.
+ * questions per conversation), for a bounded time. Meanwhile GET /health is probed every 50 ms:
+ * no request may stall the service, so its p99 must stay under 50 ms. Prints requests/s,
+ * p50/p99/max latency, non-2xx responses, errors and the /health figures; exits 1 on any error,
+ * non-2xx response or a /health p99 of 50 ms or more. Only 127.0.0.1/localhost.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -126,9 +128,11 @@ async function main(): Promise<void> {
     },
   }));
   let result: autocannon.Result;
+  const probe = probeHealth(target.origin);
   try {
     result = await autocannon({ url: target.origin, connections, duration, requests: requests as unknown as autocannon.Request[], timeout: 60 });
   } finally {
+    probe.stop();
     if (service) {
       const exited = new Promise<number | null>((resolve) => service!.child.once('exit', (code) => resolve(code)));
       service.child.kill('SIGTERM');
@@ -138,6 +142,7 @@ async function main(): Promise<void> {
     }
   }
   const errors = result.errors + result.timeouts;
+  const health = probe.figures();
   const figures = {
     connections,
     duration_s: duration,
@@ -147,6 +152,7 @@ async function main(): Promise<void> {
     non_2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
+    health_ms: health,
   };
   process.stdout.write(
     [
@@ -155,11 +161,40 @@ async function main(): Promise<void> {
       `latency:    p50 ${figures.latency_ms.p50} ms, p90 ${figures.latency_ms.p90} ms, p99 ${figures.latency_ms.p99} ms, max ${figures.latency_ms.max} ms`,
       `non-2xx:    ${figures.non_2xx}`,
       `errors:     ${errors} (${result.errors} errors, ${result.timeouts} timeouts)`,
+      `/health:    ${health.probes} probes, p50 ${health.p50} ms, p99 ${health.p99} ms, max ${health.max} ms`,
       JSON.stringify(figures),
       '',
     ].join('\n'),
   );
-  if (errors > 0 || result.non2xx > 0) process.exit(1);
+  if (errors > 0 || result.non2xx > 0 || health.p99 >= 50) process.exit(1);
+}
+
+/** GET /health every 50 ms until stopped, one probe at a time; latencies in ms. */
+function probeHealth(origin: string): { stop(): void; figures(): { probes: number; p50: number; p99: number; max: number } } {
+  const latencies: number[] = [];
+  let running = true;
+  void (async () => {
+    while (running) {
+      const started = performance.now();
+      try {
+        await (await fetch(`${origin}/health`)).arrayBuffer();
+        latencies.push(performance.now() - started);
+      } catch {
+        latencies.push(Number.POSITIVE_INFINITY);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  const at = (sorted: number[], share: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? 0) * 10) / 10;
+  return {
+    stop: () => {
+      running = false;
+    },
+    figures: () => {
+      const sorted = [...latencies].sort((x, y) => x - y);
+      return { probes: sorted.length, p50: at(sorted, 0.5), p99: at(sorted, 0.99), max: at(sorted, 1) };
+    },
+  };
 }
 
 main().catch((error: unknown) => {
