@@ -6,7 +6,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
 import { createService, type Service } from '../../src/service.ts';
@@ -90,7 +90,8 @@ describe('a storm of disconnecting streamed chats', () => {
     expect(samples.length).toBeGreaterThanOrEqual(3);
     expect(median(samples.map((s) => s.serverMs)), JSON.stringify(samples)).toBeLessThan(100);
     expect(median(samples.map((s) => s.clientMs)), JSON.stringify(samples)).toBeLessThan(400);
-    // Every worker is back and idle once the storm is over.
-    expect(service.queries.stats()).toMatchObject({ ready: 2, busy: 0, queued: 0 });
+    // Every worker is back and idle once the storm is over (the last abandoned query may still
+    // be inside its 250 ms grace when the storm ends: allow it a few seconds, not forever).
+    await vi.waitFor(() => expect(service.queries.stats()).toMatchObject({ ready: 2, busy: 0, queued: 0 }), { timeout: 5_000, interval: 50 });
   }, 60_000);
 });
