@@ -14,7 +14,7 @@ import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { buildKnowledgeBase } from './knowledge/knowledgeBase.ts';
 import type { Logger } from './logging/logger.ts';
 import { createChatModel, type ModelDescription } from './model/createChatModel.ts';
-import { openSessionStore } from './sessions/sqliteSessionStore.ts';
+import { openSqliteStore } from './sessions/sqliteStore.ts';
 import { loadSkills } from './skills/loader.ts';
 import { SkillRegistry } from './skills/registry.ts';
 import { watchSkills } from './skills/reload.ts';
@@ -60,7 +60,7 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
   let skills = await loadSkillSet();
   const { description } = skills;
   // Opened before the query workers start, so a bad APP_DB leaves no worker processes behind.
-  const sessions = openSessionStore({ path: config.appDatabasePath, ttlMs: config.sessionTtlHours * 3_600_000, logger });
+  const sessions = openSqliteStore({ path: config.appDatabasePath, ttlMs: config.sessionTtlHours * 3_600_000, logger });
   const queries = await QueryPool.start({
     databasePath: config.dataDatabasePath,
     workers: config.queryWorkers,

@@ -6,14 +6,15 @@ import { randomUUID } from 'node:crypto';
 import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
-import type { ChatModelWithTools } from '../agent/runLoop.ts';
 import type { Catalog } from '../catalog/catalog.ts';
+import { ConversationService } from '../conversations/conversationService.ts';
 import type { DataAccess } from '../data/dataAccess.ts';
 import type { QueryPool } from '../data/queryPool.ts';
 import { safeErrorSerializer, type Logger } from '../logging/logger.ts';
 import type { KnowledgeBase } from '../skills/api.ts';
+import type { ChatModelWithTools } from '../model/chatModel.ts';
 import type { ModelDescription } from '../model/createChatModel.ts';
-import type { SqliteSessionStore } from '../sessions/sqliteSessionStore.ts';
+import type { SessionStore } from '../sessions/sessionStore.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { metricsHandler, observeRequests } from '../observability/observe.ts';
@@ -36,12 +37,12 @@ export interface AppServices {
   /** The same object as `data`, for its statistics. */
   queries: QueryPool;
   registry: SkillRegistry;
-  /** The skills' knowledge files, searchable by tools (search_knowledge). */
+  /** The skills' knowledge files, searchable by tools (ToolContext.knowledge). */
   knowledge?: KnowledgeBase;
   model: ChatModelWithTools;
   modelDescription: ModelDescription;
   systemPrompt: string;
-  sessions: SqliteSessionStore;
+  sessions: SessionStore;
   logger: Logger;
   chatDeadlineMs: number;
   /** Origins allowed to call the API from a browser ('*' for any). */
@@ -119,8 +120,10 @@ export function createApp(services: AppServices): Express {
   app.use(validateAgainstSpec(services.openApiPath));
   app.use(healthRoutes(services));
   app.get('/metrics', metricsHandler(metrics));
-  app.use(toolRoutes(services));
-  app.use(chatRoutes(services));
+  // Conversation policy for /chat and /tools; it reads `services` at each call (skill reloads).
+  const conversations = new ConversationService(services);
+  app.use(toolRoutes(services, conversations));
+  app.use(chatRoutes(services, conversations));
   app.use(webRoutes(services));
   app.use(sessionRoutes(services));
   app.use((request, response) => sendProblem(response, 'notFound', `No route for ${request.method} ${request.path}.`));

@@ -5,7 +5,7 @@
 import { ChatOpenAI } from '@langchain/openai';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ServiceConfig } from '../config/config.ts';
-import type { ChatModelWithTools } from '../agent/runLoop.ts';
+import type { ChatModelWithTools } from './chatModel.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import { OfflineChatModel } from './offline/offlineChatModel.ts';
 

@@ -48,6 +48,20 @@ CREATE TABLE IF NOT EXISTS messages (
 `;
 
 /**
+ * Values tools keep for follow-ups in a session (SessionStore.saveArtifact), deleted with it.
+ * Additive: created on any file that lacks it, older versions never read it.
+ */
+const artifactsSchema = `
+CREATE TABLE IF NOT EXISTS session_artifacts (
+  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  key        TEXT NOT NULL,
+  value      TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (session_id, key)
+);
+`;
+
+/**
  * Opens the database at `file`, creating it, its folder and its schema when missing, and checks
  * an existing file's integrity (`PRAGMA quick_check`, about 15 ms a megabyte): a damaged file
  * stops startup rather than losing conversations a little at a time.
@@ -104,6 +118,7 @@ function migrate(database: Database.Database): void {
       if (!columns.some((column) => column.name === 'owner')) {
         database.exec('ALTER TABLE sessions ADD COLUMN owner TEXT; CREATE INDEX IF NOT EXISTS sessions_by_owner ON sessions (owner, updated_at, id);');
       }
+      database.exec(artifactsSchema);
     })
     .immediate();
 }

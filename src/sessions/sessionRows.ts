@@ -75,6 +75,12 @@ export function prepareSessionStatements(database: Database.Database) {
        WHERE owner = ? AND updated_at >= ? AND (updated_at, id) < (?, ?)
        ORDER BY updated_at DESC, id DESC LIMIT ?`,
     ),
+    /** Saved only while the session exists (no row otherwise): `changes` 0 means it is gone. */
+    upsertArtifact: database.prepare<[{ id: string; key: string; value: string; at: string }]>(
+      `INSERT INTO session_artifacts (session_id, key, value, updated_at) SELECT @id, @key, @value, @at WHERE EXISTS (SELECT 1 FROM sessions WHERE id = @id)
+       ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+    ),
+    artifact: database.prepare<[string, string], { value: string }>('SELECT value FROM session_artifacts WHERE session_id = ? AND key = ?'),
     deleteSession: database.prepare('DELETE FROM sessions WHERE id = ?'),
     deleteIdle: database.prepare(`DELETE FROM sessions WHERE updated_at < ? AND id NOT IN (SELECT value FROM json_each(?))`),
   };

@@ -214,12 +214,24 @@ export class SqliteSessionStore {
     }
   }
 
-  /** Stops the sweep timer and closes the database. */
+  /** Keeps `value` (JSON) under `key` in the session; false when the session is gone. */
+  saveArtifact(id: string, key: string, value: unknown): boolean {
+    const text = JSON.stringify(value) ?? 'null';
+    return this.guard.write(() => this.statements.upsertArtifact.run({ id, key, value: text, at: this.timestamp() }).changes > 0);
+  }
+
+  /** The value saved under `key`, or undefined. */
+  artifact(id: string, key: string): unknown {
+    const row = this.guard.read(() => this.statements.artifact.get(id, key));
+    return row ? (JSON.parse(row.value) as unknown) : undefined;
+  }
+
   /** The application database as GET /health reports it (no I/O). */
   storageHealth(): StorageHealth {
     return this.guard.status();
   }
 
+  /** Stops the sweep timer and closes the database. */
   close(): void {
     this.guard.stop();
     if (this.timer) clearInterval(this.timer);

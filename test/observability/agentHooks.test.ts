@@ -1,5 +1,5 @@
 /**
- * The agent's hooks inside a request observation: a failed tool call is counted under its error
+ * The agent's hooks (questionHooks, as /chat passes them to runAgent): a failed tool call is counted under its error
  * code, a failing model call under its failure kind with the question as an error, and an event
  * stream is counted while it is open. Scripted models, a small Express app, no service.
  */
@@ -14,6 +14,7 @@ import { runAgent, type ChatModelWithTools } from '../../src/agent/runLoop.ts';
 import { openEventStream } from '../../src/http/eventStream.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
 import { observeRequests } from '../../src/observability/observe.ts';
+import { questionHooks } from '../../src/observability/questionTrace.ts';
 import { sampleToolbox } from '../support/sampleContext.ts';
 
 type LogLine = Record<string, any>;
@@ -55,7 +56,7 @@ function appWith(metrics: Metrics, model: ChatModelWithTools, lines: LogLine[]) 
   app.use(observeRequests(metrics));
   app.post('/ask', async (request, response) => {
     try {
-      const run = await runAgent({ model, registry: toolbox.registry, systemPrompt: 'test', history: [], question: 'q', toolContext: { ...toolbox.context, logger: request.log } });
+      const run = await runAgent({ model, registry: toolbox.registry, systemPrompt: 'test', history: [], question: 'q', toolContext: { ...toolbox.context, logger: request.log }, hooks: questionHooks({ logger: request.log, metrics, requestId: String(request.id) }) });
       response.json({ iterations: run.iterations, tool_calls: run.toolCalls });
     } catch (error) {
       response.status(502).json({ kind: (error as { kind?: string }).kind });

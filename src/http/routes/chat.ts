@@ -1,21 +1,24 @@
 /**
  * POST /chat: one question in, an explained answer out, with the tool calls that produced it,
  * as one JSON body or as a live event stream. A session_id continues a conversation; an
- * unknown one is a 404, never a silent new session; so is another API key's session.
+ * unknown one is a 404, never a silent new session; so is another API key's session. The
+ * conversation itself (sessions, turns, failed turns) is the ConversationService's; this route
+ * translates HTTP to it and its results and errors back.
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { AIMessage } from '@langchain/core/messages';
-import { progressOf, runAgent } from '../../agent/runLoop.ts';
 import { MAX_MESSAGE_CHARS } from '../../agent/constants.ts';
+import type { ConversationService } from '../../conversations/conversationService.ts';
 import { ModelProviderError, StorageUnavailableError } from '../../errors/index.ts';
 import { toModelProviderError } from '../../model/providerErrors.ts';
+import { requestObservation } from '../../observability/observe.ts';
+import { questionHooks } from '../../observability/questionTrace.ts';
 import type { AppServices } from '../app.ts';
 import { openEventStream, wantsEventStream } from '../eventStream.ts';
 import { modelProblemKind, problemBody, sendModelProblem, sendProblem } from '../problem.ts';
 import { callerOf } from '../security/access.ts';
 import { parseBody } from '../validation.ts';
-import { DEFAULT_SESSION_MAX_TURNS, refusedTurnProblem, SessionGoneError, TurnLimitError } from './chatTurns.ts';
+import { refusedTurnProblem } from './chatTurns.ts';
 
 const chatRequest = z.strictObject({
   message: z
@@ -28,21 +31,23 @@ const chatRequest = z.strictObject({
   locale: z.string().max(35).regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,4}$/, { error: 'must be a BCP 47 language tag such as en-US or de-DE' }).optional(),
 });
 
-export function chatRoutes(services: AppServices): Router {
+export function chatRoutes(services: AppServices, conversations: ConversationService): Router {
   const router = Router();
   router.post('/chat', async (request, response) => {
     const body = parseBody(chatRequest, request, response);
     if (!body) return;
     const owner = callerOf(response);
-    const session = body.session_id ? services.sessions.get(body.session_id, owner) : services.sessions.create(owner);
-    if (!session) {
-      sendProblem(response, 'sessionNotFound', `No session '${body.session_id}': it never existed or has expired. Omit session_id to start a new conversation.`);
+    let session;
+    try {
+      session = await conversations.open(body.session_id, owner);
+    } catch (error) {
+      const refused = refusedTurnProblem(error);
+      if (!refused) throw error;
+      sendProblem(response, refused.kind, refused.detail, refused.extra);
       return;
     }
-    const maxTurns = services.sessionMaxTurns ?? DEFAULT_SESSION_MAX_TURNS;
-    if (session.turns >= maxTurns) {
-      const refused = refusedTurnProblem(new TurnLimitError(session.id, maxTurns))!;
-      sendProblem(response, refused.kind, refused.detail, refused.extra);
+    if (!session) {
+      sendProblem(response, 'sessionNotFound', `No session '${body.session_id}': it never existed or has expired. Omit session_id to start a new conversation.`);
       return;
     }
     // Stop working when the client goes away or the overall deadline passes.
@@ -54,44 +59,18 @@ export function chatRoutes(services: AppServices): Router {
     const logger = request.log.child({ session_id: session.id });
     // Past this point a streamed request gets its answer, or its error, as events.
     const events = wantsEventStream(body.stream, request.headers.accept) ? openEventStream(response) : undefined;
+    const observation = requestObservation(response);
     try {
-      const result = await services.sessions.runExclusive(session.id, async () => {
-        // Earlier turns of this session ran first: it may have been deleted or filled up meanwhile.
-        const current = services.sessions.get(session.id, owner);
-        if (!current) throw new SessionGoneError(session.id);
-        if (current.turns >= maxTurns) throw new TurnLimitError(session.id, maxTurns);
-        // The last turns only (and how many older ones exist): the read does not grow with the conversation.
-        const { messages: history, omittedTurns } = current.recentHistory();
-        const startedAt = new Date();
-        let run;
-        try {
-          run = await runAgent({
-            model: services.model,
-            registry: services.registry,
-            systemPrompt: services.systemPrompt,
-            history,
-            omittedTurns,
-            question: body.message,
-            ...(body.locale ? { locale: body.locale } : {}),
-            toolContext: { catalog: services.catalog, data: services.data, knowledge: services.knowledge, logger },
-            signal,
-            ...(events ? { onEvent: events.send } : {}),
-          });
-        } catch (error) {
-          // A provider failure keeps the question and the tool results so far; a client that left does not.
-          const progress = progressOf(error);
-          if (progress && ModelProviderError.isInstance(error) && !disconnected.signal.aborted) {
-            const note = `The model provider failed (${error.kind.replace('_', ' ')}): ${error.message} The question${progress.toolCalls.length ? ' and the tool results so far' : ''} are kept in this conversation; ask again to continue.`;
-            services.sessions.appendTurn(
-              session.id,
-              { messages: [...progress.messages, new AIMessage(note)], answer: note, finished: false, stopReason: 'provider_error', iterations: progress.iterations, toolCalls: progress.toolCalls, usage: progress.usage, question: body.message, startedAt, finishedAt: new Date() },
-            );
-          }
-          throw error;
-        }
-        // Deleted while the answer was being written: nothing was stored, so no 200.
-        if (!services.sessions.appendTurn(session.id, { ...run, question: body.message, startedAt, finishedAt: new Date() })) throw new SessionGoneError(session.id);
-        return run;
+      const result = await conversations.ask({
+        session,
+        owner,
+        question: body.message,
+        locale: body.locale,
+        logger,
+        signal,
+        clientGone: () => disconnected.signal.aborted,
+        onEvent: events?.send,
+        hooks: questionHooks({ logger, metrics: observation?.metrics, requestId: observation?.requestId }),
       });
       logger.info({ iterations: result.iterations, finished: result.finished, tool_calls: result.toolCalls.length, streamed: Boolean(events) }, 'chat answered');
       const answer = {

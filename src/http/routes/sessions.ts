@@ -44,26 +44,26 @@ const historyQuery = z.object({
 export function sessionRoutes(services: AppServices): Router {
   const router = Router();
 
-  router.get('/sessions', (request, response) => {
+  router.get('/sessions', async (request, response) => {
     const parsed = listQuery.safeParse(request.query);
     if (!parsed.success) return invalidQuery(response, parsed.error);
-    const page = services.sessions.list({ limit: parsed.data.limit ?? DEFAULT_PAGE_SIZE, cursor: parsed.data.cursor, owner: callerOf(response) });
+    const page = await services.sessions.list({ limit: parsed.data.limit ?? DEFAULT_PAGE_SIZE, cursor: parsed.data.cursor, owner: callerOf(response) });
     response.json({ sessions: page.sessions.map(summaryJson), next_cursor: page.nextCursor });
   });
 
-  router.get('/sessions/:id', (request, response) => {
+  router.get('/sessions/:id', async (request, response) => {
     const query = historyQuery.safeParse(request.query);
     if (!query.success) return invalidQuery(response, query.error);
     // Paged when asked (limit or after): a long conversation can be read a part at a time.
     const { limit, after } = query.data;
     const paged = limit !== undefined || after !== undefined;
-    const history = services.sessions.history(request.params.id, callerOf(response), paged ? { limit: limit ?? MAX_TURNS_PAGE, after: after ?? 0 } : undefined);
+    const history = await services.sessions.history(request.params.id, callerOf(response), paged ? { limit: limit ?? MAX_TURNS_PAGE, after: after ?? 0 } : undefined);
     if (!history) return notFound(response, request.params.id);
     response.json({ ...summaryJson(history), turns: history.turnRecords.map(turnJson), ...(paged ? { next_after: history.nextAfter ?? null } : {}) });
   });
 
-  router.delete('/sessions/:id', (request, response) => {
-    if (!services.sessions.delete(request.params.id, callerOf(response))) return notFound(response, request.params.id);
+  router.delete('/sessions/:id', async (request, response) => {
+    if (!(await services.sessions.delete(request.params.id, callerOf(response)))) return notFound(response, request.params.id);
     request.log.info({ session_id: request.params.id }, 'session deleted');
     response.status(204).end();
   });

@@ -1,0 +1,169 @@
+/**
+ * Conversation policy in one place, for every way in (POST /chat, POST /tools, and whatever
+ * comes next): opening or continuing a session, running one turn alone on its session, storing
+ * the turn (or what a failed one achieved), and the context tools run in. The HTTP routes only
+ * translate requests to these calls and the results or errors back.
+ */
+import { AIMessage } from '@langchain/core/messages';
+import type { AgentEventListener } from '../agent/events.ts';
+import type { RunHooks } from '../agent/hooks.ts';
+import { progressOf, runAgent, type AgentRunResult, type TurnProgress } from '../agent/runLoop.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { DataAccess } from '../data/dataAccess.ts';
+import { ModelProviderError } from '../errors/index.ts';
+import type { Logger } from '../logging/logger.ts';
+import type { ChatModelWithTools } from '../model/chatModel.ts';
+import type { SessionSummary } from '../sessions/sessionRecords.ts';
+import type { SessionStore } from '../sessions/sessionStore.ts';
+import type { KnowledgeBase, ToolContext } from '../skills/api.ts';
+import type { SkillRegistry, ToolOutcome } from '../skills/registry.ts';
+import { DEFAULT_SESSION_MAX_TURNS, SessionGoneError, TurnLimitError } from './turnErrors.ts';
+
+/**
+ * What conversations need. Read at each call, not copied: the service's skills (registry,
+ * model, prompt, knowledge) are swapped on a skill reload and new turns get the new ones.
+ */
+export interface ConversationDependencies {
+  readonly sessions: SessionStore;
+  readonly registry: SkillRegistry;
+  readonly model: ChatModelWithTools;
+  readonly systemPrompt: string;
+  readonly catalog: Catalog;
+  readonly data: DataAccess;
+  readonly knowledge?: KnowledgeBase | undefined;
+  /** Turns one conversation may hold (SESSION_MAX_TURNS); absent: 200. */
+  readonly sessionMaxTurns?: number | undefined;
+}
+
+/** One question on an opened session. */
+export interface TurnRequest {
+  session: SessionSummary;
+  /** The caller's identity (API key), as the session was opened with. */
+  owner?: string | undefined;
+  question: string;
+  /** BCP 47 locale the answer's numbers are written in. */
+  locale?: string | undefined;
+  /** The request's logger (with the session id). */
+  logger: Logger;
+  /** Stops the turn: the client left or the deadline passed. */
+  signal: AbortSignal;
+  /** True once the client has gone: its failed turn is then not kept (nobody asked to continue). */
+  clientGone: () => boolean;
+  /** Live events (streamed answers). */
+  onEvent?: AgentEventListener | undefined;
+  /** Observers of the agent run (metrics, trace). */
+  hooks?: RunHooks | undefined;
+}
+
+/** A tool run on its own (POST /tools): its outcome and how long it took. */
+export interface ToolRun {
+  outcome: ToolOutcome;
+  durationMs: number;
+}
+
+export class ConversationService {
+  constructor(private readonly deps: ConversationDependencies) {}
+
+  get maxTurns(): number {
+    return this.deps.sessionMaxTurns ?? DEFAULT_SESSION_MAX_TURNS;
+  }
+
+  /**
+   * Opens a conversation: continues `sessionId` (undefined when it is unknown, expired or
+   * another owner's) or, without one, starts a new session.
+   * @throws TurnLimitError when the session already holds `maxTurns` turns.
+   * @example
+   * const session = await conversations.open(body.session_id, owner);
+   */
+  async open(sessionId: string | undefined, owner?: string): Promise<SessionSummary | undefined> {
+    const session = sessionId ? await this.deps.sessions.get(sessionId, owner) : await this.deps.sessions.create(owner);
+    if (session && session.turns >= this.maxTurns) throw new TurnLimitError(session.id, this.maxTurns);
+    return session;
+  }
+
+  /**
+   * Answers one question and stores it as the session's next turn, after every earlier turn of
+   * the session. A model provider failure stores what the turn achieved (`provider_error`)
+   * unless the client left, then rejects with the ModelProviderError.
+   * @throws SessionGoneError when the session was deleted meanwhile (nothing stored);
+   *   TurnLimitError when earlier turns filled it; StorageUnavailableError; ModelProviderError.
+   * @example
+   * const run = await conversations.ask({ session, owner, question: 'Total FI for 1000?', logger, signal, clientGone: () => false });
+   */
+  ask(request: TurnRequest): Promise<AgentRunResult> {
+    const { sessions } = this.deps;
+    const { session, owner } = request;
+    return sessions.runExclusive(session.id, async () => {
+      // Earlier turns of this session ran first: it may have been deleted or filled up meanwhile.
+      const current = await sessions.get(session.id, owner);
+      if (!current) throw new SessionGoneError(session.id);
+      if (current.turns >= this.maxTurns) throw new TurnLimitError(session.id, this.maxTurns);
+      // The last turns only (and how many older ones exist): the read does not grow with the conversation.
+      const { messages: history, omittedTurns } = await sessions.recentHistory(session.id, owner);
+      const startedAt = new Date();
+      let run: AgentRunResult;
+      try {
+        run = await runAgent({
+          model: this.deps.model,
+          registry: this.deps.registry,
+          systemPrompt: this.deps.systemPrompt,
+          history,
+          omittedTurns,
+          question: request.question,
+          ...(request.locale ? { locale: request.locale } : {}),
+          toolContext: this.toolContext(request.logger),
+          signal: request.signal,
+          ...(request.onEvent ? { onEvent: request.onEvent } : {}),
+          ...(request.hooks ? { hooks: request.hooks } : {}),
+        });
+      } catch (error) {
+        // A provider failure keeps the question and the tool results so far; a client that left does not.
+        const progress = progressOf(error);
+        if (progress && ModelProviderError.isInstance(error) && !request.clientGone()) await this.storeFailedTurn(session.id, request.question, startedAt, progress, error);
+        throw error;
+      }
+      // Deleted while the answer was being written: nothing was stored, so no answer either.
+      if (!(await sessions.appendTurn(session.id, { ...run, question: request.question, startedAt, finishedAt: new Date() }))) throw new SessionGoneError(session.id);
+      return run;
+    });
+  }
+
+  /**
+   * The context tools run in, for the agent and for direct tool calls alike.
+   * @example
+   * const outcome = await registry.execute(toolName, {}, conversations.toolContext(logger, signal));
+   */
+  toolContext(logger: Logger, signal?: AbortSignal): ToolContext {
+    const { catalog, data, knowledge } = this.deps;
+    return { catalog, data, knowledge, logger, ...(signal ? { signal } : {}) };
+  }
+
+  /**
+   * Runs one tool outside a conversation (dashboards), with the validation and error shape the
+   * model gets; never throws for a failing tool. The caller checks the tool exists first.
+   * @example
+   * const { outcome, durationMs } = await conversations.runTool(toolName, {}, { logger, signal });
+   */
+  async runTool(name: string, args: unknown, options: { logger: Logger; signal?: AbortSignal }): Promise<ToolRun> {
+    const started = performance.now();
+    const outcome = await this.deps.registry.execute(name, args, this.toolContext(options.logger, options.signal));
+    return { outcome, durationMs: Math.round((performance.now() - started) * 10) / 10 };
+  }
+
+  /** Stores a turn the model provider could not finish, so the next question continues from it. */
+  private async storeFailedTurn(sessionId: string, question: string, startedAt: Date, progress: TurnProgress, error: ModelProviderError): Promise<void> {
+    const note = `The model provider failed (${error.kind.replace('_', ' ')}): ${error.message} The question${progress.toolCalls.length ? ' and the tool results so far' : ''} are kept in this conversation; ask again to continue.`;
+    await this.deps.sessions.appendTurn(sessionId, {
+      messages: [...progress.messages, new AIMessage(note)],
+      answer: note,
+      finished: false,
+      stopReason: 'provider_error',
+      iterations: progress.iterations,
+      toolCalls: progress.toolCalls,
+      usage: progress.usage,
+      question,
+      startedAt,
+      finishedAt: new Date(),
+    });
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * Why a conversation may refuse a turn: the session was deleted (or expired) while the turn
+ * waited or ran, so nothing could be stored, or the conversation already holds its most turns.
+ * Application errors: the HTTP layer maps them to problems (routes/chatTurns.ts).
+ */
+
+/** SESSION_MAX_TURNS when the service is built without it. */
+export const DEFAULT_SESSION_MAX_TURNS = 200;
+
+/** The session disappeared before its turn could be stored. */
+export class SessionGoneError extends Error {
+  constructor(readonly sessionId: string) {
+    super(`Session '${sessionId}' was deleted or expired while the question was answered; the answer was not stored.`);
+    this.name = 'SessionGoneError';
+  }
+}
+
+/** The session holds the most turns a conversation may have. */
+export class TurnLimitError extends Error {
+  constructor(
+    readonly sessionId: string,
+    readonly maxTurns: number,
+  ) {
+    super(
+      `This conversation has reached its limit of ${maxTurns} turns (SESSION_MAX_TURNS). Start a new conversation: send the question without session_id.`,
+    );
+    this.name = 'TurnLimitError';
+  }
+}
