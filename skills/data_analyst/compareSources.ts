@@ -12,6 +12,9 @@ import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import { interpretComparison } from './interpretation.ts';
 import { comparisons, STORED_DIFFERENCES } from './comparisonStore.ts';
+import { presentComparison } from './presentations.ts';
+import { comparisonOutput } from './schemas.ts';
+import { describeComparison } from './summaries.ts';
 import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { DEFAULT_TOP_DIFFERENCES } from './limits.ts';
 import { toWhere } from './querySource.ts';
@@ -37,11 +40,17 @@ export const compareInput = z.strictObject({
 export type CompareArguments = z.infer<typeof compareInput>;
 export type ComparisonResult = Awaited<ReturnType<typeof compare>>;
 
+const output = comparisonOutput.extend({
+  comparison_id: z.string().describe('pass it to list_differences or explain_difference'),
+  more_differences: z.string().optional(),
+});
+
 export const compareSources = defineTool({
   name: 'compare_sources',
   description:
     'Reconcile a measure between two sources (or two versions of one source, using filters_a/filters_b) aligned on common dimensions. Classifies each aligned row as match, minor_diff, major_diff, only_in_a or only_in_b; returns counts, totals per currency, the largest differences, a one-line interpretation and a comparison_id for list_differences and explain_difference. Local-currency amounts are aligned per currency.',
   input: compareInput,
+  output,
   handler: async (args, context) => {
     const shown = args.top ?? DEFAULT_TOP_DIFFERENCES;
     const result = await compare({ ...args, top: Math.max(shown, STORED_DIFFERENCES) }, context);
@@ -53,6 +62,8 @@ export const compareSources = defineTool({
       ...(result.top_differences.length > shown ? { more_differences: `list_differences with comparison_id '${comparisonId}' pages through up to ${STORED_DIFFERENCES} differences.` } : {}),
     };
   },
+  summarize: describeComparison,
+  present: presentComparison,
 });
 
 /** Runs a comparison as compare_sources describes it; explain_difference reuses it to drill down. */

@@ -3,9 +3,11 @@
  * drill-down) reuse them instead of recomputing. Bounded in count and age: an unknown or
  * expired id is an error that tells the model to run the comparison again.
  */
+import type { z } from 'zod';
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { ToolError } from '../../src/skills/api.ts';
+import type { differenceRow } from './schemas.ts';
 
 /** How long a comparison id stays usable, and how many are kept. */
 export const COMPARISON_TTL_MS = 30 * 60 * 1000;
@@ -17,7 +19,7 @@ export interface StoredComparison {
   /** The compare_sources arguments, to re-run or refine the comparison. */
   args: Record<string, unknown>;
   /** The compare_sources result, with up to STORED_DIFFERENCES differences. */
-  result: Record<string, unknown> & { top_differences: Record<string, unknown>[] };
+  result: Record<string, unknown> & { top_differences: z.infer<typeof differenceRow>[] };
 }
 
 export interface ComparisonStore {

@@ -17,6 +17,9 @@ import { findDuplicatedLoad, loadDimension } from './duplicatedLoad.ts';
 import { causeOf, explanationText } from './explanationText.ts';
 import { candidateDimensions, largestItems, rankDimensions, type Items, type RankedDimension } from './gapBreakdown.ts';
 import { findOneSidedCauses } from './oneSidedCauses.ts';
+import { presentExplanation } from './presentations.ts';
+import { explanationOutput } from './schemas.ts';
+import { describeExplanation } from './summaries.ts';
 
 const input = z
   .strictObject({
@@ -39,6 +42,7 @@ export const explainDifference = defineTool({
   description:
     'Explain a gap found by compare_sources. Explains one aligned row, or the net of all rows when several differ. Returns the gap, by_dimension (values ranked by contribution: role driver or offset, share_percent signed % of the gap), items (largest driving and offsetting cells), duplicated_load (records loaded twice on one side), one_sided (a load request, audit trail or document on one side carrying exactly the gap), cause and explanation. Pass comparison_id (or the comparison arguments) and optionally the key of the row to explain.',
   input,
+  output: explanationOutput,
   handler: async (args, context) => {
     const base: CompareArguments = args.comparison_id ? (comparisons.recall(args.comparison_id).args as CompareArguments) : args.comparison!;
     const overview = (args.comparison_id ? comparisons.recall(args.comparison_id).result : await compare({ ...base, top: 1 }, context)) as unknown as Overview;
@@ -80,6 +84,8 @@ export const explainDifference = defineTool({
       explanation: explanationText({ target: mode, where, gap: gap.difference, currency, nameA, nameB, ...(rows ? { rows } : {}), ranked: byDimension, ...(location ? { location } : {}), ...(items ? { items } : {}), ...(duplicated ? { duplicated } : {}), oneSided }),
     };
   },
+  summarize: describeExplanation,
+  present: presentExplanation,
 });
 
 /**

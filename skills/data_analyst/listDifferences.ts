@@ -6,6 +6,9 @@ import { z } from 'zod';
 import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { defineTool } from '../../src/skills/api.ts';
 import { comparisons, STORED_DIFFERENCES } from './comparisonStore.ts';
+import { presentDifferences } from './presentations.ts';
+import { differenceRow } from './schemas.ts';
+import { describeDifferences } from './summaries.ts';
 
 const statuses = ['minor_diff', 'major_diff', 'only_in_a', 'only_in_b'] as const;
 
@@ -18,6 +21,16 @@ export const listDifferences = defineTool({
     limit: z.number().int().min(1).max(100).default(20).describe('rows to return (at most 100)'),
     status: z.array(z.enum(statuses)).min(1).optional().describe('only these statuses'),
   }),
+  output: z.object({
+    comparison_id: z.string(),
+    source_a: z.string(),
+    source_b: z.string(),
+    offset: z.number(),
+    rows: z.array(differenceRow),
+    has_more: z.boolean(),
+    differing_rows: z.number(),
+    note: z.string().optional(),
+  }),
   handler: ({ comparison_id, offset, limit, status }) => {
     const { result } = comparisons.recall(comparison_id);
     const rows = result.top_differences.filter((row) => !status || status.includes(row.status as (typeof statuses)[number]));
@@ -25,8 +38,8 @@ export const listDifferences = defineTool({
     const differing = statuses.reduce((sum, s) => sum + (status && !status.includes(s) ? 0 : (summary[s] ?? 0)), 0);
     return {
       comparison_id,
-      source_a: result.source_a,
-      source_b: result.source_b,
+      source_a: String(result.source_a),
+      source_b: String(result.source_b),
       offset,
       rows: rows.slice(offset, offset + limit),
       has_more: offset + limit < rows.length,
@@ -34,4 +47,6 @@ export const listDifferences = defineTool({
       ...(differing > rows.length ? { note: `Only the ${rows.length} largest of ${differing} differing rows are kept; narrow the comparison's filters to see the rest.` } : {}),
     };
   },
+  summarize: describeDifferences,
+  present: presentDifferences,
 });

@@ -5,13 +5,40 @@
 import { z } from 'zod';
 import { commonDimensions, measureUnit, type Catalog } from '../../src/catalog/catalog.ts';
 import { defineTool } from '../../src/skills/api.ts';
+import { presentSources } from './presentations.ts';
+import { thresholdsSchema } from './schemas.ts';
+import { describeSources } from './summaries.ts';
+
+const named = z.object({ name: z.string(), description: z.string().optional() });
+
+const output = z.object({
+  sources: z.array(
+    named.extend({
+      aliases: z.array(z.string()).optional(),
+      dimensions: z.array(named.extend({ format: z.string().optional(), examples: z.array(z.unknown()).optional(), value_names: z.record(z.string(), z.string().optional()).optional() })),
+      measures: z.array(named.extend({ aggregation: z.string(), unit: z.string() })),
+      default_measures: z.array(z.string()),
+      default_filters: z.record(z.string(), z.unknown()),
+      implied: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+  comparable_pairs: z.array(
+    z.object({ source_a: z.string(), source_b: z.string(), common_dimensions: z.array(z.string()), default_align_on: z.array(z.string()), common_measures: z.array(z.string()) }),
+  ),
+  group_currency: z.string().nullable(),
+  comparison_thresholds: thresholdsSchema,
+  not_held: z.unknown(),
+});
 
 export const listSources = defineTool({
   name: 'list_sources',
   description:
     'List every data source with its description, dimensions (with example values), measures (with aggregation and unit or currency), default filters, and which pairs of sources can be compared on which common dimensions. Call it first when unsure of names.',
   input: z.strictObject({}),
+  output,
   handler: (_input, { catalog }) => describeCatalog(catalog),
+  summarize: describeSources,
+  present: presentSources,
 });
 
 /** The catalog as the model and dashboards see it. */

@@ -8,6 +8,9 @@ import { filtersSchema, resolveFilters, type Condition } from '../../src/catalog
 import type { WhereCondition } from '../../src/data/sql.ts';
 import { roundAmount } from '../../src/data/reconciliation.ts';
 import { defineTool, ToolError } from '../../src/skills/api.ts';
+import { presentQuery } from './presentations.ts';
+import { appliedFilters } from './schemas.ts';
+import { describeQuery } from './summaries.ts';
 import { closestMatch } from '../../src/shared/closestMatch.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import { MAX_ORDER_BY_CHARS, nameArgument } from '../../src/shared/inputLimits.ts';
@@ -30,11 +33,25 @@ const input = z.strictObject({
   limit: z.number().int().positive().optional().describe(`rows to return (default ${DEFAULT_QUERY_ROWS}, at most ${MAX_QUERY_ROWS})`),
 });
 
+const output = z.object({
+  source: z.string(),
+  measures: z.array(z.object({ name: z.string(), aggregation: z.string(), unit: z.string() })),
+  dimensions: z.array(z.string()),
+  filters: appliedFilters,
+  rows: z.array(z.record(z.string(), z.unknown())).describe('one per group: the dimensions and the measures'),
+  row_count: z.number(),
+  total_rows: z.number(),
+  truncated: z.boolean(),
+  notes: z.array(z.string()).optional(),
+  sql: z.string(),
+});
+
 export const querySource = defineTool({
   name: 'query_source',
   description:
     "Aggregate measures of one source, grouped by dimensions and filtered (equality, lists of values, ranges such as periods {from,to}). Local-currency amounts are always split by currency so different currencies are never added together. Returns rows, row_count, total_rows and truncated. Sources with versions default to version ACTUAL unless you filter version.",
   input,
+  output,
   handler: async (args, context) => {
     const source = findSource(context.catalog, args.source);
     const measures = (args.measures ?? source.defaultMeasures).map((name) => findMeasure(source, name));
@@ -77,6 +94,8 @@ export const querySource = defineTool({
       sql: result.sql,
     };
   },
+  summarize: describeQuery,
+  present: presentQuery,
 });
 
 /** Resolves dimension names and adds each local-currency measure's currency dimension. */

@@ -10,6 +10,8 @@ import type { Dimension, Source } from '../../src/catalog/catalog.ts';
 import { filtersSchema } from '../../src/catalog/filters.ts';
 import type { BlankDimension } from '../../src/data/dataQuality.ts';
 import { defineTool } from '../../src/skills/api.ts';
+import { findingSummary, presentBlanks } from './presentations.ts';
+import { blanksOutput } from './schemas.ts';
 import { formatAmount } from '../../src/shared/format.ts';
 import { BLANK_CONTEXTS, BLANK_EXAMPLES, PLACEHOLDER_VALUES } from './limits.ts';
 import {
@@ -36,6 +38,7 @@ export const findBlankValues = defineTool({
   name: 'find_blank_values',
   description: `Find rows whose dimension values are blank: NULL, empty (or only spaces), or a placeholder meaning "not assigned" (${PLACEHOLDER_VALUES.map((v) => `'${v}'`).join(', ')}, as SAP BW shows an unassigned value). Per dimension: how many rows (NULL, empty, placeholder), their amount per currency, where they sit (by company and period) and example records (document and line) to correct. Dimensions whose catalog description says they may be blank (e.g. partner company outside intercompany) are counted but marked blank_allowed. Use it for incomplete master data, e.g. lines without a profit center or segment.`,
   input,
+  output: blanksOutput,
   handler: async (args, context) => {
     const scope = resolveScope(context.catalog, args.source, args.filters);
     const { source, notes } = scope;
@@ -89,6 +92,8 @@ export const findBlankValues = defineTool({
       sql: outcome.sql,
     };
   },
+  summarize: findingSummary('find_blank_values'),
+  present: presentBlanks,
 });
 
 const blankRows = (d: BlankDimension) => d.nullRows + d.emptyRows + d.placeholderRows;

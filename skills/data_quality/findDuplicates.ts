@@ -12,6 +12,8 @@ import type { WhereCondition } from '../../src/data/sql.ts';
 import { roundAmount } from '../../src/data/reconciliation.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { findingSummary, presentDuplicates } from './presentations.ts';
+import { duplicatesOutput } from './schemas.ts';
 import { formatAmount } from '../../src/shared/format.ts';
 import { DEFAULT_DUPLICATE_GROUPS, KEYS_PER_PATTERN, MAX_DUPLICATE_GROUPS, PATTERNS_SHOWN, PATTERNS_WITH_TOTALS, VALUES_PER_DIMENSION } from './limits.ts';
 import {
@@ -52,6 +54,7 @@ export const findDuplicates = defineTool({
   description:
     'Find records that appear more than once in one source, e.g. FI document lines loaded twice by a repeated delta load. Groups rows by a key (default: document + document_line, or all dimensions but the technical ones) and returns the groups with more than one copy: their keys, number of copies, amounts, and the load requests (ignored dimensions) they came in with; per-currency totals of the amount counted twice; patterns (where the duplicates sit, which documents, which request holds only copies) and a one-line finding. Use it when a period or total looks too high or doubled.',
   input,
+  output: duplicatesOutput,
   handler: async (args, context) => {
     const scope = resolveScope(context.catalog, args.source, args.filters);
     const { source, notes } = scope;
@@ -115,6 +118,8 @@ export const findDuplicates = defineTool({
       sql: outcome.sql,
     };
   },
+  summarize: findingSummary('find_duplicates'),
+  present: presentDuplicates,
 });
 
 interface Shape {

@@ -12,6 +12,8 @@ import type { PeriodTotal } from '../../src/data/dataQuality.ts';
 import { roundAmount } from '../../src/data/reconciliation.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { findingSummary, presentOutliers } from './presentations.ts';
+import { outliersOutput } from './schemas.ts';
 import { formatAmount } from '../../src/shared/format.ts';
 import { DEFAULT_OUTLIER_THRESHOLD, DEFAULT_OUTLIERS, MAX_OUTLIERS, MAX_PERIOD_ROWS, MIN_DEVIATION_PERCENT, MIN_PERIODS } from './limits.ts';
 import { median, scoreSeries, type ScoredPoint } from './outliers.ts';
@@ -37,6 +39,7 @@ export const findOutlierPeriods = defineTool({
   name: 'find_outlier_periods',
   description: `Find periods whose total deviates sharply from the other periods of the same series (robust: median and median absolute deviation, so one extreme period cannot hide itself). Optionally split into series by dimensions (e.g. by company); amounts are split by currency. Returns the flagged periods ranked by score with the value, the median, the expected range, the deviation and its percent, periods loaded by more load requests than usual, and a one-line finding. Filter to what should be comparable month to month (a company, an account); seasonal businesses have naturally high and low months.`,
   input,
+  output: outliersOutput,
   handler: async (args, context) => {
     const scope = resolveScope(context.catalog, args.source, args.filters);
     const { source, notes } = scope;
@@ -115,6 +118,8 @@ export const findOutlierPeriods = defineTool({
       sql: totals.sql,
     };
   },
+  summarize: findingSummary('find_outlier_periods'),
+  present: presentOutliers,
 });
 
 type Scored = ScoredPoint & { series: Record<string, string | null>; median: number; usualLoads: number | undefined; order: number; periodsInSeries: number };

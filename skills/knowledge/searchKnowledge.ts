@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { MAX_SEARCH_QUERY_CHARS, nameArgument } from '../../src/shared/inputLimits.ts';
-import { defineTool, ToolError } from '../../src/skills/api.ts';
+import { defineTool, plural, ToolError } from '../../src/skills/api.ts';
 
 export const DEFAULT_RESULTS = 5;
 export const MAX_RESULTS = 10;
@@ -15,11 +15,23 @@ const input = z.strictObject({
   skill: nameArgument().optional().describe('only this skill\'s knowledge, e.g. "data_analyst"; default: every skill'),
 });
 
+const passage = z.object({
+  citation: z.string().describe('file § heading path; cite the passage by it'),
+  skill: z.string(),
+  file: z.string(),
+  heading: z.string(),
+  text: z.string(),
+  score: z.number().describe('BM25 relevance, higher is better; only comparable within one search'),
+});
+
+const output = z.object({ query: z.string(), results: z.array(passage), note: z.string().optional() });
+
 export const searchKnowledge = defineTool({
   name: 'search_knowledge',
   description:
     'Search the knowledge base of domain rules (what each source is for and how they relate, why consolidation differs from FI: eliminations, top-side adjustments, load timing; currency translation; fiscal and special periods, YTD; data-quality rules) for the passages most relevant to a question, best first. Use it to explain causes and meanings; cite each passage you use by its citation. It holds no figures: numbers come from the data tools.',
   input,
+  output,
   handler: (args, context) => {
     if (!context.knowledge) {
       throw new ToolError('internal_error', 'The knowledge base is not available in this service.', {
@@ -38,4 +50,25 @@ export const searchKnowledge = defineTool({
           : `No passage matches these words${args.skill ? ` in skill '${args.skill}'` : ''}. Try other or fewer words (a source name, 'eliminations', 'currency translation', 'year-to-date'); knowledge exists for: ${skills.join(', ')}.`,
     };
   },
+  // The citations say what was found; the passages themselves can be searched again.
+  summarize: (result) =>
+    `search_knowledge "${result.query}": ${plural(result.results.length, 'passage')}${result.results.length ? ` (${result.results.map((r) => r.citation).join('; ')})` : result.note ? `. ${result.note}` : ''}`,
+  present: (result) => ({
+    caption: result.query,
+    views: result.results.length
+      ? [
+          {
+            title: 'Knowledge passages',
+            subtitle: plural(result.results.length, 'passage'),
+            rowsAt: ['results'],
+            columns: [
+              { key: 'citation', role: 'dimension' },
+              { key: 'text', role: 'dimension' },
+            ],
+            notes: [],
+            csvName: ['knowledge', result.query],
+          },
+        ]
+      : [],
+  }),
 });

@@ -5,13 +5,13 @@
  * turns are dropped and one note at the start summarises them. The recent turns always go
  * verbatim, and every assistant tool call keeps exactly its tool results right after it.
  *
- * Tokens are estimated (tokenEstimate.ts), and tool results are summarised per tool
- * (toolResultSummary.ts); this module decides what is kept, summarised or dropped.
+ * Tokens are estimated (tokenEstimate.ts), and tool results are summarised by their tools'
+ * own `summarize` (toolResultSummary.ts); this module decides what is kept, summarised or dropped.
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { cut, textOf, wireToolCalls } from '../shared/messageText.ts';
 import { CHARS_PER_TOKEN, estimateTokens, messageTokens, TOKENS_PER_REQUEST } from './tokenEstimate.ts';
-import { summariseToolResults, type SummarisedTurn } from './toolResultSummary.ts';
+import { summariseToolResults, type SummarisedTurn, type ToolSummaries } from './toolResultSummary.ts';
 
 export interface ContextBudget {
   /** Most tokens the history may take (estimated with {@link estimateTokens}). */
@@ -60,8 +60,9 @@ export function isHistorySummary(message: BaseMessage): boolean {
  * 3. The result is valid for the OpenAI chat format: every AIMessage with tool calls is followed by exactly its
  *    ToolMessages (an input that breaks this is repaired: stray tool results are left out, a missing one is stated).
  * When the recent turns alone exceed the budget they are still sent verbatim: `estimatedTokens` then exceeds `maxTokens`.
+ * `tools` (the skill registry) summarises each tool's results in its own words; without it, summaries are generic.
  */
-export function fitHistory(history: readonly BaseMessage[], budget: ContextBudget = DEFAULT_CONTEXT_BUDGET, omittedTurns = 0): FittedHistory {
+export function fitHistory(history: readonly BaseMessage[], budget: ContextBudget = DEFAULT_CONTEXT_BUDGET, omittedTurns = 0, tools?: ToolSummaries): FittedHistory {
   checkBudget(budget);
   const paired = pairToolResults(history);
   const total = estimateTokens(paired);
@@ -89,7 +90,7 @@ export function fitHistory(history: readonly BaseMessage[], budget: ContextBudge
   let keptTokens = 0;
   let note = noteFor(older.length);
   while (kept.length < older.length) {
-    const candidate = summariseToolResults(older[older.length - kept.length - 1]!);
+    const candidate = summariseToolResults(older[older.length - kept.length - 1]!, tools);
     const candidateTokens = tokensOf(candidate.messages);
     const candidateNote = noteFor(older.length - kept.length - 1);
     if (fixedTokens + (candidateNote ? messageTokens(candidateNote) : 0) + keptTokens + candidateTokens > budget.maxTokens) break;

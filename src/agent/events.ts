@@ -2,11 +2,12 @@
  * What a running agent reports as it works, for live (streamed) answers: text as the model
  * writes it, and each tool call as it starts and finishes.
  */
+import type { PresentationSpec } from '../skills/presentation.ts';
 
 export type AgentEvent =
   | { type: 'token'; text: string }
   | { type: 'tool_start'; id: string; name: string; args: unknown }
-  | { type: 'tool_result'; id: string; name: string; ok: boolean; duration_ms: number; result: unknown };
+  | { type: 'tool_result'; id: string; name: string; ok: boolean; duration_ms: number; result: unknown; presentation?: PresentationSpec };
 
 export type AgentEventListener = (event: AgentEvent) => void;
 

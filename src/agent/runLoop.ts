@@ -4,8 +4,7 @@
  * always form a valid conversation to continue from.
  */
 import { AIMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
-import type { Runnable } from '@langchain/core/runnables';
-import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
+import type { ChatModelWithTools } from '../model/chatModel.ts';
 import { toModelProviderError } from '../model/providerErrors.ts';
 import type { ToolContext } from '../skills/api.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
@@ -18,9 +17,10 @@ import { hasToolCalls, reachedModelCallLimit } from './stopConditions.ts';
 import { summariseFindings, summariseUnfinishedRun } from './unfinishedRun.ts';
 import { executeToolCalls, type ToolCallRecord } from './toolExecution.ts';
 import { normaliseAssistantMessage, prepareMessages, questionMessage } from './turnPreparation.ts';
-import { recordModelCall, recordModelFailure, traceQuestion } from '../observability/observe.ts';
+import type { RunHooks } from './hooks.ts';
 
-export type ChatModelWithTools = Runnable<BaseLanguageModelInput, AIMessage>;
+/** Re-exported for callers that used to find it here; it is defined in src/model. */
+export type { ChatModelWithTools } from '../model/chatModel.ts';
 
 export interface Usage {
   input_tokens: number;
@@ -60,23 +60,35 @@ export interface RunAgentOptions {
   maxModelCalls?: number;
   /** When given, the model is streamed and every token and tool call is reported as it happens. */
   onEvent?: AgentEventListener;
+  /** Observers of the run (metrics, trace): see hooks.ts. */
+  hooks?: RunHooks;
 }
 
 /**
- * Answers one question.
+ * Answers one question; `hooks.onTurnEnd` hears how it ended, answered or failed.
  * @throws ModelProviderError when the model cannot be reached or fails after its retries.
+ * @example
+ * const run = await runAgent({ model, registry, systemPrompt, history: [], question: 'Total FI for 1000?', toolContext, hooks });
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult> {
-  return traceQuestion(options.toolContext.logger, () => answerQuestion(options));
+  const hooks = options.hooks ?? {};
+  try {
+    const result = await answerQuestion(options, hooks);
+    hooks.onTurnEnd?.({ finished: result.finished, stopReason: result.stopReason, iterations: result.iterations });
+    return result;
+  } catch (error) {
+    hooks.onTurnEnd?.({ finished: false, stopReason: 'error', iterations: progressOf(error)?.iterations ?? 0, error });
+    throw error;
+  }
 }
 
-async function answerQuestion(options: RunAgentOptions): Promise<AgentRunResult> {
+async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promise<AgentRunResult> {
   const { model, registry, history, toolContext, signal } = options;
   const maxModelCalls = options.maxModelCalls ?? MAX_MODEL_CALLS_PER_QUESTION;
   const turn: BaseMessage[] = [questionMessage(options.question, options.locale)];
   const toolCalls: ToolCallRecord[] = [];
   // The stored history stays complete; the model gets it within the budget.
-  const fitted = fitHistory(history, { maxTokens: HISTORY_TOKEN_BUDGET, keepRecentTurns: RECENT_TURNS_KEPT }, options.omittedTurns ?? 0);
+  const fitted = fitHistory(history, { maxTokens: HISTORY_TOKEN_BUDGET, keepRecentTurns: RECENT_TURNS_KEPT }, options.omittedTurns ?? 0, registry);
   const note = fitted.messages[0] && isHistorySummary(fitted.messages[0]) ? fitted.messages[0] : undefined;
   // One system message suits every chat template: the note about earlier turns joins the prompt.
   const systemPrompt = note ? `${options.systemPrompt}\n\n${textOf(note.content)}` : options.systemPrompt;
@@ -90,17 +102,19 @@ async function answerQuestion(options: RunAgentOptions): Promise<AgentRunResult>
   while (!reachedModelCallLimit(iterations, maxModelCalls)) {
     iterations += 1;
     const started = performance.now();
+    hooks.onModelStart?.({ iteration: iterations });
     let reply: AIMessage;
     try {
       const messages = prepareMessages(systemPrompt, context, turn);
       reply = options.onEvent ? await streamReply(model, messages, signal, options.onEvent) : await model.invoke(messages, { signal });
     } catch (error) {
-      const failure = recordModelFailure(started, toModelProviderError(error, signal));
+      const failure = toModelProviderError(error, signal);
+      hooks.onModelError?.({ iteration: iterations, durationMs: performance.now() - started, error: failure });
       throw withProgress(failure, { messages: [...turn], toolCalls: [...toolCalls], usage: { ...usage }, iterations });
     }
     addUsage(usage, reply);
     const { message, calls } = normaliseAssistantMessage(reply);
-    recordModelCall(started, reply, calls);
+    hooks.onModelEnd?.({ iteration: iterations, durationMs: performance.now() - started, reply, toolCalls: calls.map((call) => call.name) });
     toolContext.logger.info(
       { iteration: iterations, duration_ms: Math.round(performance.now() - started), tool_calls: calls.map((c) => c.name) },
       'model call',
@@ -109,17 +123,17 @@ async function answerQuestion(options: RunAgentOptions): Promise<AgentRunResult>
     if (!hasToolCalls(reply)) {
       // Some local models end a turn with no text at all; the user still gets the findings.
       const written = textOf(message.content).trim();
-      const answer = written || summariseFindings(toolCalls, 'The model finished without writing an answer.');
+      const answer = written || summariseFindings(toolCalls, 'The model finished without writing an answer.', registry);
       if (!written) options.onEvent?.({ type: 'token', text: answer });
       return { answer, finished: true, stopReason: 'completed', iterations, toolCalls, usage, messages: turn };
     }
-    const executed = await executeToolCalls(calls, registry, { ...toolContext, signal }, options.onEvent);
+    const executed = await executeToolCalls(calls, registry, { ...toolContext, signal }, options.onEvent, hooks);
     turn.push(...executed.messages);
     toolCalls.push(...executed.records);
   }
 
   // Out of budget: every tool call is answered; close the turn with an assistant message so the next turn starts cleanly.
-  const answer = summariseUnfinishedRun(toolCalls, maxModelCalls);
+  const answer = summariseUnfinishedRun(toolCalls, maxModelCalls, registry);
   options.onEvent?.({ type: 'token', text: answer });
   turn.push(new AIMessage(answer));
   return { answer, finished: false, stopReason: 'max_iterations', iterations, toolCalls, usage, messages: turn };

@@ -3,12 +3,12 @@
  * carrying its id. A failing tool yields a structured error result; it never throws.
  */
 import { ToolMessage } from '@langchain/core/messages';
-import type { ToolContext } from '../skills/api.ts';
+import type { PresentationSpec, ToolContext } from '../skills/api.ts';
 import type { SkillRegistry, ToolOutcome } from '../skills/registry.ts';
 import { MAX_TOOL_RESULT_CHARS } from './constants.ts';
 import { compactResult, type AgentEventListener } from './events.ts';
 import type { PendingToolCall } from './turnPreparation.ts';
-import { recordToolCall } from '../observability/observe.ts';
+import type { RunHooks } from './hooks.ts';
 
 /** What the API reports about each tool call. */
 export interface ToolCallRecord {
@@ -18,6 +18,8 @@ export interface ToolCallRecord {
   ok: boolean;
   result: unknown;
   duration_ms: number;
+  /** How the web chat shows the result, when the tool says (its `present`). */
+  presentation?: PresentationSpec;
 }
 
 /** Executes the calls sequentially (later calls may depend on earlier side effects in future skills). */
@@ -26,12 +28,14 @@ export async function executeToolCalls(
   registry: SkillRegistry,
   context: ToolContext,
   onEvent?: AgentEventListener,
+  hooks?: RunHooks,
 ): Promise<{ messages: ToolMessage[]; records: ToolCallRecord[] }> {
   const messages: ToolMessage[] = [];
   const records: ToolCallRecord[] = [];
   for (const call of calls) {
     const args = call.malformed ? call.malformed.raw : call.args;
     onEvent?.({ type: 'tool_start', id: call.id, name: call.name, args });
+    hooks?.onToolStart?.({ id: call.id, name: call.name, args });
     const started = performance.now();
     const outcome: ToolOutcome = call.malformed
       ? await registry.execute(call.name, call.malformed.raw, context)
@@ -42,9 +46,10 @@ export async function executeToolCalls(
       { tool: call.name, tool_call_id: call.id, duration_ms: durationMs, ok: outcome.ok, ...(outcome.ok ? {} : { error_code: outcome.error.code }) },
       'tool call',
     );
-    recordToolCall({ tool: call.name, id: call.id, durationMs, ok: outcome.ok, ...(outcome.ok ? {} : { errorCode: outcome.error.code }) });
-    records.push({ id: call.id, name: call.name, args, ok: outcome.ok, result, duration_ms: durationMs });
-    onEvent?.({ type: 'tool_result', id: call.id, name: call.name, ok: outcome.ok, duration_ms: durationMs, result: compactResult(result) });
+    hooks?.onToolEnd?.({ id: call.id, name: call.name, durationMs, ok: outcome.ok, ...(outcome.ok ? {} : { errorCode: outcome.error.code }) });
+    const presentation = outcome.ok ? outcome.presentation : undefined;
+    records.push({ id: call.id, name: call.name, args, ok: outcome.ok, result, duration_ms: durationMs, ...(presentation ? { presentation } : {}) });
+    onEvent?.({ type: 'tool_result', id: call.id, name: call.name, ok: outcome.ok, duration_ms: durationMs, result: compactResult(result), ...(presentation ? { presentation } : {}) });
     messages.push(new ToolMessage({ tool_call_id: call.id, name: call.name, content: toModelText(result), status: outcome.ok ? 'success' : 'error' }));
   }
   return { messages, records };

@@ -122,7 +122,7 @@ export function findSource(catalog: Catalog, name: string): Source {
   if (source) return source;
   const choices = [...catalog.sources.keys()];
   throw new ToolError('unknown_source', `Source '${name}' not found.`, {
-    hint: `${suggestionHint(name, choices)} Call list_sources to see what each one holds.`,
+    hint: `${suggestionHint(name, choices)} List the catalog's sources to see what each one holds.`,
     details: { choices, closest: closestMatch(name, choices) ?? null },
   });
 }

@@ -35,7 +35,7 @@ export function refuseReservedKeys(value: unknown): unknown {
   for (const key of Object.keys(value)) {
     if (!RESERVED_KEYS.has(key)) continue;
     throw new ToolError('unknown_dimension', `Dimension '${key}' does not exist.`, {
-      hint: 'Use dimension names as list_sources lists them, e.g. {"company": "1000", "period": "2024012"}.',
+      hint: 'Use dimension names as the catalog lists them, e.g. {"company": "1000", "period": "2024012"}.',
       details: { dimension: key },
     });
   }

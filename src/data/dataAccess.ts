@@ -53,6 +53,6 @@ export function createDataAccess(database: DataDatabase): DataAccess {
 export function queryFailure(error: unknown): ToolError {
   const message = error instanceof Error ? error.message : String(error);
   return new ToolError('query_failed', `The database could not run the query: ${message}`, {
-    hint: 'Check the source, measure and filter names with list_sources, or narrow the question.',
+    hint: 'Check the source, measure and filter names against the catalog of sources, or narrow the question.',
   });
 }

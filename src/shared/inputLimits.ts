@@ -14,7 +14,7 @@ export const MAX_VALUE_CHARS = 200;
 export const MAX_FILTER_VALUES = 500;
 /** Dimensions filtered in one filters object. */
 export const MAX_FILTER_DIMENSIONS = 30;
-/** A free-text search query (search_knowledge). */
+/** A free-text search query (e.g. of the knowledge skill's search tool). */
 export const MAX_SEARCH_QUERY_CHARS = 500;
 /** An order_by written as text ("amount desc, company"). */
 export const MAX_ORDER_BY_CHARS = 1_000;
@@ -27,7 +27,7 @@ export const MAX_ANY_ARGUMENT_CHARS = 2_000;
 /**
  * A non-empty name argument of at most {@link MAX_NAME_CHARS} characters.
  * @example
- * const input = z.strictObject({ source: nameArgument().describe('source name from list_sources') });
+ * const input = z.strictObject({ source: nameArgument().describe('source name from the catalog') });
  */
 export function nameArgument() {
   return z.string().min(1).max(MAX_NAME_CHARS);

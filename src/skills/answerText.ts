@@ -122,7 +122,7 @@ export function countText(count: number, noun: string): string {
  * A failed tool call, explained with the error's own message and hint.
  *
  * @example
- * errorAnswer('query_source', { message: "Value '4000' not found for company.", hint: 'Did you mean 3000?' })
+ * errorAnswer('count_rows', { message: "Value '4000' not found for company.", hint: 'Did you mean 3000?' })
  */
 export function errorAnswer(toolName: string, error: Json): string {
   return `I could not answer with ${toolName}: ${error.message}${error.hint ? ` ${error.hint}` : ''}`;

@@ -1,21 +1,25 @@
 /**
  * The contract between the service and a skill module: a skill declares tools, each with a
- * name, a description for the model, a zod input schema and a handler. `npm run skill:new -- <name>`
- * scaffolds a new one; docs/skills.md is the full contract.
+ * name, a description for the model, zod input and output schemas, a handler, and optionally how
+ * its result reads in one line (`summarize`) and in the web chat (`present`).
+ * `npm run skill:new -- <name>` scaffolds a new one; docs/skills.md is the full contract.
  */
 import type { z } from 'zod';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { DataAccess } from '../data/dataAccess.ts';
 import type { Logger } from '../logging/logger.ts';
 
+import type { PresentationSpec } from './presentation.ts';
 import type { QuestionForm } from './questionForms.ts';
 
 export { ToolError } from '../errors/index.ts';
 // Length caps every string argument should carry (see src/shared/inputLimits.ts).
 export { MAX_NAME_CHARS, MAX_VALUE_CHARS, nameArgument, valueArgument } from '../shared/inputLimits.ts';
 export { defineQuestionForm } from './questionForms.ts';
+export { humanize, plural } from './presentation.ts';
 export { describeFilters, errorAnswer, sideLabels, textFormat, type TextFormat } from './answerText.ts';
 export { scopeOn, sourceFor } from './questionScope.ts';
+export type { ChartSpec, ColumnRole, ColumnSpec, PresentationSpec, SeriesSpec, SidesSpec, ViewSpec } from './presentation.ts';
 export type { CompletedCall, FilterValue, FormContext, PlanStep, PlannedCall, QuestionForm, Understanding } from './questionForms.ts';
 
 /** What a tool handler can use: the catalog, the read-only data layer, a logger, and a cancel signal. */
@@ -50,25 +54,55 @@ export interface KnowledgeBase {
   skills(): string[];
 }
 
-export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
+export interface ToolDefinition<Input extends z.ZodType = z.ZodType, Output extends z.ZodType = z.ZodType> {
   /** snake_case, unique across all skills: models and dashboards call tools by this name. */
   name: string;
   /** Shown to the model: say what the tool answers and when to use it. */
   description: string;
   input: Input;
+  /**
+   * What the handler returns. `GET /skills` publishes it as `output_schema`; the tests parse every
+   * tool's result on the sample data with it (it is not checked at run time, to keep calls cheap).
+   * Optional for compatibility; every tool of this project declares one.
+   */
+  output?: Output;
+  // Methods, not function properties: a typed tool then fits where any tool is expected, without casts.
   /** Returns a JSON-serialisable result; throw ToolError for failures the model can fix. */
-  handler: (input: z.infer<Input>, context: ToolContext) => unknown | Promise<unknown>;
+  handler(input: z.infer<Input>, context: ToolContext): z.infer<Output> | Promise<z.infer<Output>>;
+  /**
+   * One line saying what a result found (counts, totals, the reading), at most ~300 characters.
+   * Used when the context window shrinks old tool results and when a run ends at its step limit;
+   * tools without one get a generic line built from the result's fields.
+   */
+  summarize?(result: z.infer<Output>): string;
+  /** How the web chat shows a result: tables, charts, side labels (see presentation.ts). `input` is the call's arguments. */
+  present?(result: z.infer<Output>, input: z.infer<Input>): PresentationSpec;
 }
 
+/** A tool of any input and output, as the registry holds it. */
+export type AnyToolDefinition = ToolDefinition<z.ZodType, z.ZodType>;
+
 export interface SkillModule {
-  tools: ToolDefinition[];
+  tools: AnyToolDefinition[];
   /** Question forms the embedded offline model answers with these tools (see questionForms.ts). */
   questions?: QuestionForm[];
 }
 
-/** Declares one tool, keeping the handler's argument typed by its schema. */
-export function defineTool<Input extends z.ZodType>(tool: ToolDefinition<Input>): ToolDefinition {
-  return tool as unknown as ToolDefinition;
+/**
+ * Declares one tool: the handler's argument is typed by `input`, its return value (and the
+ * argument of `summarize` and `present`) by `output`.
+ * @example
+ * export const countRows = defineTool({
+ *   name: 'count_rows',
+ *   description: 'Count the rows of one source.',
+ *   input: z.strictObject({ source: nameArgument() }),
+ *   output: z.object({ source: z.string(), rows: z.number() }),
+ *   handler: async ({ source }, { data }) => ({ source, rows: 0 }),
+ *   summarize: (result) => `${result.source}: ${result.rows} rows`,
+ * });
+ */
+export function defineTool<Input extends z.ZodType, Output extends z.ZodType = z.ZodUnknown>(tool: ToolDefinition<Input, Output>): ToolDefinition<Input, Output> {
+  return tool;
 }
 
 /** Declares a skill module; the default export of `skills/<name>/index.ts`. */

@@ -1,7 +1,7 @@
 /**
  * `npm run skill:check`: validates every skill folder and reports each problem with its file
- * and line — SKILL.md frontmatter and instructions, the tools' names, descriptions and input
- * schemas, tool names declared twice (across skills too), and that every tool has a test.
+ * and line — SKILL.md frontmatter and instructions, the tools' names, descriptions, input and
+ * output schemas, tool names declared twice (across skills too), and that every tool has a test.
  *
  * The test rule: a tool is tested when its name appears as a quoted string ('name', "name",
  * `name`) or in a `/tools/name` path in a `*.test.ts` file inside the skill's folder (for
@@ -13,7 +13,7 @@ import { projectRoot } from '../config/config.ts';
 import type { SkillModule, ToolDefinition } from './api.ts';
 import { importSkillModule, skillFolders } from './loader.ts';
 import { parseManifest, type SkillProblem } from './manifest.ts';
-import { inputJsonSchema, LOAD_SKILL_TOOL_NAME, toolShapeProblems } from './toolShape.ts';
+import { inputJsonSchema, LOAD_SKILL_TOOL_NAME, outputJsonSchema, toolShapeProblems } from './toolShape.ts';
 
 export type { SkillProblem };
 
@@ -157,7 +157,7 @@ async function checkSkill(directory: string, fresh: boolean): Promise<{ problems
   return { problems, tools: declared, enabled };
 }
 
-/** Problems beyond the shape the loader requires: description length, JSON Schema of the input. */
+/** Problems beyond the shape the loader requires: description length, JSON Schema of the input and output. */
 function definitionProblems(tool: ToolDefinition): string[] {
   const problems: string[] = [];
   if (tool.description.length > MAX_TOOL_DESCRIPTION_CHARS) {
@@ -168,6 +168,11 @@ function definitionProblems(tool: ToolDefinition): string[] {
     if (schema.type !== 'object') problems.push(`input must be an object schema (z.strictObject({ ... })): models send tool arguments as a JSON object, got ${JSON.stringify(schema.type ?? Object.keys(schema))}`);
   } catch (error) {
     problems.push(`input cannot be expressed as JSON Schema: ${firstLine((error as Error).message)}`);
+  }
+  try {
+    outputJsonSchema(tool);
+  } catch (error) {
+    problems.push(`output cannot be expressed as JSON Schema (GET /skills publishes it): ${firstLine((error as Error).message)}`);
   }
   if (tool.name === LOAD_SKILL_TOOL_NAME) problems.push(`'${LOAD_SKILL_TOOL_NAME}' is the service's built-in tool`);
   return problems;

@@ -33,6 +33,13 @@ export function loadSkillTool(source: SkillSource): ToolDefinition {
     input: z.strictObject({
       name: nameArgument().describe('the skill name, as listed under "Skills" in the system prompt, e.g. data_analyst'),
     }),
+    output: z.object({
+      skill: z.string(),
+      version: z.string(),
+      description: z.string(),
+      instructions: z.string(),
+      tools: z.array(z.object({ name: z.string(), description: z.string() })),
+    }),
     handler: ({ name }): LoadedSkill => {
       const skill = source.skills.find((candidate) => candidate.name === name);
       if (!skill) throw unknownSkill(name, source);
@@ -44,6 +51,7 @@ export function loadSkillTool(source: SkillSource): ToolDefinition {
         tools: skill.tools.map((tool) => ({ name: tool.name, description: tool.description })),
       };
     },
+    summarize: (result) => `${LOAD_SKILL_TOOL_NAME} ${result.skill}: instructions loaded (${result.tools.map((tool) => tool.name).join(', ')}).`,
   });
 }
 

@@ -55,7 +55,7 @@ export interface FormContext {
 }
 
 export interface QuestionForm {
-  /** Unique name, e.g. "compare_sources". */
+  /** Unique name, e.g. "compare_two_sources". */
   name: string;
   /** Intent words this form listens for: intent → phrases ("compare" → ["compare", "vs", "reconcile"]). */
   intents?: Record<string, string[]>;
@@ -76,7 +76,7 @@ export interface QuestionForm {
  * export const totals = defineQuestionForm({
  *   name: 'total', examples: ['Total amount in fi_reporting for company 1000'],
  *   score: (q) => (q.sources.length === 1 ? 1 : 0),
- *   plan: (q, done) => (done.length ? { answer: `${done[0]!.result.rows.length} rows` } : { toolCalls: [{ name: 'query_source', args: { source: q.sources[0] } }] }),
+ *   plan: (q, done) => (done.length ? { answer: `${done[0]!.result.rows.length} rows` } : { toolCalls: [{ name: 'count_rows', args: { source: q.sources[0] } }] }),
  * });
  */
 export function defineQuestionForm(form: QuestionForm): QuestionForm {

@@ -3,6 +3,8 @@
  * and every failure comes back as a structured error the model can act on, never a throw.
  * Besides the skills' tools it registers the built-in `load_skill`, which returns a skill's
  * instructions on demand (the system prompt only lists the skills, one line each).
+ * It also answers for the tools what a result says in one line (`summarize`) and how the web
+ * chat shows it (`present`), so the agent and the HTTP layer need no tool's name.
  */
 import type { z } from 'zod';
 import { ConfigurationError, ToolError, type ToolErrorPayload } from '../errors/index.ts';
@@ -11,9 +13,11 @@ import type { ToolContext, ToolDefinition } from './api.ts';
 import { oversizedArgument, pathText } from './argumentGuard.ts';
 import { builtinSkill } from './loadSkillTool.ts';
 import type { Skill } from './loader.ts';
-import { inputJsonSchema, LOAD_SKILL_TOOL_NAME } from './toolShape.ts';
+import type { PresentationSpec } from './presentation.ts';
+import { inputJsonSchema, LOAD_SKILL_TOOL_NAME, outputJsonSchema } from './toolShape.ts';
 
-export type ToolOutcome = { ok: true; result: unknown } | { ok: false; error: ToolErrorPayload['error'] };
+/** A call's outcome; a success carries how the web chat shows it when the tool says (`present`). */
+export type ToolOutcome = { ok: true; result: unknown; presentation?: PresentationSpec } | { ok: false; error: ToolErrorPayload['error'] };
 
 export interface RegisteredTool {
   /** The skill declaring the tool; for the built-in `load_skill`, a pseudo-skill not in `skills`. */
@@ -21,6 +25,8 @@ export interface RegisteredTool {
   tool: ToolDefinition;
   /** JSON Schema of the input, as models and dashboards see it. */
   inputSchema: Record<string, unknown>;
+  /** JSON Schema of the result (`{}` for a tool without an output schema). */
+  outputSchema: Record<string, unknown>;
   /** True for tools of the service itself (`load_skill`), not of a skill folder. */
   builtin?: boolean;
 }
@@ -48,11 +54,11 @@ export class SkillRegistry {
             `Duplicate tool name '${tool.name}': declared by skill '${existing.skill.name}' (${existing.skill.directory}) and skill '${skill.name}' (${skill.directory}). Tool names must be unique across skills.`,
           );
         }
-        this.tools.set(tool.name, { skill, tool, inputSchema: jsonSchemaOf(tool) });
+        this.tools.set(tool.name, { skill, tool, ...jsonSchemasOf(tool) });
       }
     }
     const builtin = builtinSkill(this);
-    for (const tool of builtin.tools) this.tools.set(tool.name, { skill: builtin, tool, inputSchema: jsonSchemaOf(tool), builtin: true });
+    for (const tool of builtin.tools) this.tools.set(tool.name, { skill: builtin, tool, ...jsonSchemasOf(tool), builtin: true });
   }
 
   /** An enabled skill by name. */
@@ -89,7 +95,8 @@ export class SkillRegistry {
       const oversized = oversizedArgument(input);
       if (oversized) throw invalidArguments(name, [{ path: oversized.path || '(arguments)', message: oversized.message }], registered);
       const result = await registered.tool.handler(parsed.data, context);
-      return { ok: true, result };
+      const presentation = this.present(name, result, parsed.data);
+      return { ok: true, result, ...(presentation ? { presentation } : {}) };
     } catch (error) {
       if (ToolError.isInstance(error)) return { ok: false, error: error.toPayload().error };
       context.logger.error({ err: error, tool: name }, 'tool failed unexpectedly');
@@ -104,6 +111,40 @@ export class SkillRegistry {
     }
   }
 
+  /**
+   * The tool's own one-line summary of a successful result; undefined when the tool has none
+   * (or it failed: a summary must never break a run), so the caller falls back to a generic one.
+   * @example
+   * registry.summarize('count_rows', { source: 'fi', rows: 3 }) // 'fi: 3 rows'
+   */
+  summarize(name: string, result: unknown): string | undefined {
+    const tool = this.tools.get(name)?.tool;
+    if (!tool?.summarize) return undefined;
+    try {
+      const line = tool.summarize(result);
+      return typeof line === 'string' && line.trim() !== '' ? line : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * How the web chat shows a successful result, from the tool's `present` (`input`: the parsed
+   * arguments); undefined when it has none or it failed on this result (the chat then shows the
+   * result's first list of records). {@link execute} adds it to every successful outcome.
+   * @example
+   * registry.present('count_rows', { source: 'fi', rows: 3 }, { source: 'fi' }) // { views: [...] } or undefined
+   */
+  present(name: string, result: unknown, input: unknown): PresentationSpec | undefined {
+    const tool = this.tools.get(name)?.tool;
+    if (!tool?.present || result === null || typeof result !== 'object') return undefined;
+    try {
+      return tool.present(result, input);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The error for a tool name no skill declares, with the valid names and the closest one. */
   unknownToolError(name: string): ToolError {
     const choices = this.names();
@@ -114,12 +155,15 @@ export class SkillRegistry {
   }
 }
 
-function jsonSchemaOf(tool: ToolDefinition): Record<string, unknown> {
-  try {
-    return inputJsonSchema(tool);
-  } catch (error) {
-    throw new ConfigurationError(`Tool '${tool.name}': its input schema cannot be expressed as JSON Schema: ${(error as Error).message}`);
-  }
+function jsonSchemasOf(tool: ToolDefinition): { inputSchema: Record<string, unknown>; outputSchema: Record<string, unknown> } {
+  const convert = (kind: 'input' | 'output', toJson: (tool: ToolDefinition) => Record<string, unknown>) => {
+    try {
+      return toJson(tool);
+    } catch (error) {
+      throw new ConfigurationError(`Tool '${tool.name}': its ${kind} schema cannot be expressed as JSON Schema: ${(error as Error).message}`);
+    }
+  };
+  return { inputSchema: convert('input', inputJsonSchema), outputSchema: convert('output', outputJsonSchema) };
 }
 
 function parseArguments(raw: unknown): unknown {

@@ -82,7 +82,7 @@ uses this skill's tools. Say what the skill is for, which tool answers which que
 naming and unit conventions, and how to present the answer. Keep it short and concrete.
 
 How to work:
-- Use source and dimension names exactly as the catalog spells them (\`list_sources\` lists them when the data_analyst skill is enabled).
+- Use source and dimension names exactly as the catalog spells them (the data_analyst skill's catalog tool lists them when that skill is enabled).
 - Call \`${toolName}\` to see how a dimension's values are spelled before filtering on one.
 - When a tool returns \`{"error": ...}\`, read \`hint\`, \`choices\` and \`closest\`, then call it again corrected.
 
@@ -124,6 +124,14 @@ export const dimensionValues = defineTool({
     dimension: nameArgument().describe('a dimension of that source, e.g. company'),
     limit: z.number().int().positive().default(20).describe(\`values to return (default 20, at most \${MAX_VALUES})\`),
   }),
+  // What the handler returns: GET /skills publishes it, and the handler's return type is checked against it.
+  output: z.object({
+    source: z.string(),
+    dimension: z.string(),
+    description: z.string(),
+    values: z.array(z.string().nullable()),
+    truncated: z.boolean(),
+  }),
   handler: async (input, { catalog, data, signal }) => {
     // Unknown names throw a ToolError (unknown_source, unknown_dimension) with choices and the closest name.
     const source = findSource(catalog, input.source);
@@ -145,6 +153,21 @@ export const dimensionValues = defineTool({
       truncated: values.length > input.limit,
     };
   },
+  // One line for the agent's memory of an older turn (and for a run cut off at its step limit).
+  summarize: (result) => \`${toolName} \${result.source}.\${result.dimension}: \${result.values.length}\${result.truncated ? '+' : ''} values\`,
+  // How the web chat shows the result: one table of the values.
+  present: (result) => ({
+    caption: \`\${result.source} · \${result.dimension}\`,
+    views: [
+      {
+        title: \`Values of \${result.dimension}\`,
+        rows: result.values.map((value) => ({ value })),
+        columns: [{ key: 'value', label: result.dimension, role: 'dimension', dimension: result.dimension }],
+        notes: result.truncated ? ['Only the first values are listed.'] : [],
+        csvName: ['values', result.source, result.dimension],
+      },
+    ],
+  }),
 });
 `;
 }
@@ -170,7 +193,10 @@ describe('${toolName}', () => {
     expect(outcome).toEqual({
       ok: true,
       result: { source: 'fi_reporting', dimension: 'company', description: expect.any(String), values: ['1000', '2000'], truncated: true },
+      presentation: expect.objectContaining({ views: [expect.objectContaining({ title: 'Values of company' })] }),
     });
+    // Results are not checked against the output schema at run time: the tests do it.
+    if (outcome.ok) expect(skill.tools[0]!.output!.safeParse(outcome.result).success).toBe(true);
   });
 
   it('answers an unknown source with the valid choices and the closest one', async () => {

@@ -25,13 +25,32 @@ export function toolShapeProblems(tool: unknown): string[] {
   if (!candidate.input || typeof (candidate.input as { safeParse?: unknown }).safeParse !== 'function') {
     problems.push('input must be a zod schema, e.g. z.strictObject({ ... })');
   }
+  if (candidate.output !== undefined && typeof (candidate.output as { safeParse?: unknown }).safeParse !== 'function') {
+    problems.push('output must be a zod schema of what the handler returns, e.g. z.object({ ... })');
+  }
   if (typeof candidate.handler !== 'function') problems.push('handler must be a function (input, context) => result');
+  for (const hook of ['summarize', 'present'] as const) {
+    if (candidate[hook] !== undefined && typeof candidate[hook] !== 'function') problems.push(`${hook} must be a function of the result`);
+  }
   return problems;
 }
 
 /** The JSON Schema of a tool's input as models and dashboards see it. @throws Error when zod cannot express it. */
 export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
   const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
+}
+
+/**
+ * The JSON Schema of a tool's result (`{}`, anything, for a tool without an output schema).
+ * @throws Error when zod cannot express it.
+ * @example
+ * outputJsonSchema(defineTool({ ..., output: z.object({ rows: z.number() }) })) // { type: 'object', properties: { rows: ... }, ... }
+ */
+export function outputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
+  if (!tool.output) return {};
+  const schema = z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
   delete schema.$schema;
   return schema;
 }

@@ -231,7 +231,7 @@ describe('fitHistory', () => {
 
   it('summarises old tool results first, dropping no turn when that is enough', async () => {
     const history = await conversation(5);
-    const fitted = fitHistory(history, { maxTokens: 8_000, keepRecentTurns: 1 });
+    const fitted = fitHistory(history, { maxTokens: 8_000, keepRecentTurns: 1 }, 0, toolbox.registry);
     expect(estimateTokens(history)).toBeGreaterThan(8_000);
     expect(fitted.droppedTurns).toBe(0);
     expect(fitted.estimatedTokens).toBeLessThanOrEqual(8_000);
@@ -274,7 +274,7 @@ describe('fitHistory', () => {
       ...(await turn('And group account G9?', [[{ name: 'query_source', args: { source: 'fi_reporting', filters: { group_account: 'G9' } } }]], 'There is no group account G9.')),
       ...(await scripts[1]!()),
     ];
-    const fitted = fitHistory(history, { maxTokens: 3_000, keepRecentTurns: 0 });
+    const fitted = fitHistory(history, { maxTokens: 3_000, keepRecentTurns: 0 }, 0, toolbox.registry);
     const results = fitted.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
     expect(results[0]!.status).toBe('error');
     expect(summaryOf(results[0]!)).toMatch(/^query_source failed \(unknown_value\): No row of 'fi_reporting' has document = 'XYZ'\. Hint: Values of document: /);

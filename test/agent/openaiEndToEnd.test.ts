@@ -276,7 +276,7 @@ describe('POST /chat against an OpenAI-compatible provider', () => {
     const body = response.body as ChatBody;
     expect(body.finished).toBe(true);
     expect(body.answer).toContain('The model finished without writing an answer.');
-    expect(body.answer).toContain('list_sources: 4 sources available.');
+    expect(body.answer).toContain('list_sources: 4 sources (fi_reporting, consolidation_mart, bpc_reporting, fi_acquisition)');
   });
 
   it('answers an unknown tool name with unknown_tool and the valid choices', async () => {
@@ -398,7 +398,7 @@ describe('POST /chat against an OpenAI-compatible provider', () => {
     expect(body.answer).toMatch(/limit/i);
     expect(body.answer).toContain('10 model calls');
     // The findings are summarised, not lost.
-    expect(body.answer).toContain('query_source on fi_reporting');
+    expect(body.answer).toContain('query_source fi_reporting: 1 row of amount by currency');
     // Each request of the run was well formed, and the 10th saw 9 answered calls.
     expectValidSequence(messagesOf(0), 'newQuestion');
     for (let k = 1; k < 10; k++) expectValidSequence(messagesOf(k), 'midTurn');

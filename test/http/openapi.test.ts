@@ -60,7 +60,7 @@ function builtinTools(): { name: string; inputSchema: Record<string, unknown> }[
 }
 
 interface SkillsBody {
-  skills: { name: string; description: string; version: string; tags: string[]; enabled: boolean; tools: { name: string; input_schema: Record<string, unknown> }[] }[];
+  skills: { name: string; description: string; version: string; tags: string[]; enabled: boolean; tools: { name: string; input_schema: Record<string, unknown>; output_schema: Record<string, unknown> }[] }[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -394,7 +394,10 @@ describe('GET /health, /skills, /openapi.yaml', () => {
     expect(builtins).toEqual(['load_skill']);
     expect(tools).toEqual(registeredTools().filter((name) => !builtins.includes(name)));
     for (const skill of skills) {
-      for (const tool of skill.tools) expect(tool.input_schema, tool.name).toEqual(service.registry.get(tool.name)!.inputSchema);
+      for (const tool of skill.tools) {
+        expect(tool.input_schema, tool.name).toEqual(service.registry.get(tool.name)!.inputSchema);
+        expect(tool.output_schema, tool.name).toEqual(service.registry.get(tool.name)!.outputSchema);
+      }
     }
   });
 

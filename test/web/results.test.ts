@@ -1,9 +1,11 @@
 /**
  * Result views of the web chat (web/app/results.js, no browser) for a comparison of one source
  * with itself (ACTUAL vs BUDGET, as the service returns it): every table header, chart legend,
- * title and CSV name uses the same side labels; periods read as periods, in the locale.
+ * title and CSV name uses the same side labels; periods read as periods, in the locale. Each
+ * call carries the presentation its tool declares (`present`), as the service adds it.
  */
 import { describe, expect, it } from 'vitest';
+import dataAnalyst from '../../skills/data_analyst/index.ts';
 import { webModule } from './support/modules.ts';
 
 type Column = { key: string; label: string; kind: string; signedBy?: string };
@@ -14,14 +16,18 @@ type View = {
   chart?: { labels: string[]; datasets: { label: string; data: (number | null)[] }[]; label: string };
   csvName: string[];
 };
-type Call = { id: string; name: string; ok?: boolean; args: unknown; result: unknown };
+type Call = { id: string; name: string; ok?: boolean; args: unknown; result: unknown; presentation?: unknown };
 const results = await webModule<{
   viewsFor(call: Call, calls?: Call[], options?: { locale?: string }): View[];
   describeCall(call: Call, options?: { locale?: string }): string;
 }>('results.js');
 
+const tools = new Map(dataAnalyst.tools.map((tool) => [tool.name, tool]));
+/** The call as the service returns it: with its tool's presentation. */
+const presented = (call: Call): Call => ({ ...call, presentation: tools.get(call.name)!.present!(call.result, call.args) });
+
 // Trimmed from a real answer to 'compare actual and budget in consolidation_mart for company 1000 in 2024'.
-const compare: Call = {
+const compare: Call = presented({
   id: 'call_1',
   name: 'compare_sources',
   ok: true,
@@ -48,8 +54,8 @@ const compare: Call = {
       { company: '1000', period: '2024003', currency: 'EUR', a: 240600, b: 306000, difference: -65400, difference_percent: 27.182045, status: 'major_diff' },
     ],
   },
-};
-const explain: Call = {
+});
+const explain: Call = presented({
   id: 'call_2',
   name: 'explain_difference',
   ok: true,
@@ -59,8 +65,8 @@ const explain: Call = {
     by_dimension: [{ dimension: 'group_account', explains_percent: 59.6, values: [{ value: 'G4000000', a: 1919800, b: 1872000, difference: 47800, share_percent: 59.2 }] }],
     one_sided: [],
   },
-};
-const pages: Call = { id: 'call_3', name: 'list_differences', ok: true, args: { comparison_id: 'cmp_1' }, result: { comparison_id: 'cmp_1', source_a: 'consolidation_mart', source_b: 'consolidation_mart', rows: (compare.result as { top_differences: unknown[] }).top_differences } };
+});
+const pages: Call = presented({ id: 'call_3', name: 'list_differences', ok: true, args: { comparison_id: 'cmp_1' }, result: { comparison_id: 'cmp_1', source_a: 'consolidation_mart', source_b: 'consolidation_mart', rows: (compare.result as { top_differences: unknown[] }).top_differences } });
 const calls = [compare, explain, pages];
 
 const headers = (view: View) => view.columns.map((column) => column.label);
@@ -96,18 +102,18 @@ describe('a comparison of one source with itself', () => {
 
 describe('other results', () => {
   it('keep the source names of two different sources', () => {
-    const call: Call = { ...compare, args: {}, result: { ...(compare.result as object), source_b: 'bpc_reporting' } };
+    const call: Call = presented({ ...compare, args: {}, result: { ...(compare.result as object), source_b: 'bpc_reporting' } });
     expect(headers(results.viewsFor(call)[0]!)).toEqual(['Currency', 'consolidation_mart', 'bpc_reporting', 'Difference', 'Difference %']);
   });
 
   it('read periods on a query’s chart axis in the locale', () => {
-    const query: Call = {
+    const query: Call = presented({
       id: 'q',
       name: 'query_source',
       ok: true,
       args: {},
       result: { source: 'fi_reporting', measures: [{ name: 'amount' }], dimensions: ['period', 'currency'], rows: [{ period: '2024010', currency: 'EUR', amount: 370900 }, { period: '2024011', currency: 'EUR', amount: 359800 }] },
-    };
+    });
     const [view] = results.viewsFor(query, [query], { locale: 'de-DE' });
     expect(view!.columns.map((column) => column.kind)).toEqual(['period', 'text', 'number']);
     expect(view!.chart!.labels).toEqual(['Oktober 2024', 'November 2024']);

@@ -1,6 +1,6 @@
 /**
  * Charts with Chart.js (served from node_modules under /vendor), loaded on first use.
- * A chart spec comes from results.js: `{type, labels, datasets: [{label, data}], horizontal?, label}`.
+ * A chart spec comes from results.js: `{type, labels, datasets: [{label, data}], horizontal?, label}` (type bar or line).
  */
 import { formatNumber } from './format.js';
 

@@ -459,7 +459,7 @@ export function mountChat(container, options = {}) {
       toolResult(data) {
         if (!data?.id) return;
         const previous = tools.get(data.id);
-        const call = { ...(previous?.call ?? { id: data.id, name: data.name }), ok: data.ok, result: data.result, duration_ms: data.duration_ms };
+        const call = { ...(previous?.call ?? { id: data.id, name: data.name }), ok: data.ok, result: data.result, duration_ms: data.duration_ms, ...(data.presentation ? { presentation: data.presentation } : {}) };
         const element = renderTool(call, data.ok ? 'ok' : 'error', { open: isOpen(previous?.element), locale });
         if (previous) previous.element.replaceWith(element);
         else toolList.append(element);

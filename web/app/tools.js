@@ -16,7 +16,7 @@ export const isOpen = (item) => Boolean(item?.querySelector('details')?.open);
 
 /**
  * The list item of a call.
- * @param {{id?: string, name?: string, args?: unknown, ok?: boolean, result?: unknown, duration_ms?: number}} call
+ * @param {{id?: string, name?: string, args?: unknown, ok?: boolean, result?: unknown, duration_ms?: number, presentation?: object}} call (its one-line description is the presentation's caption)
  * @param {'running' | 'ok' | 'error'} state
  * @param {{open?: boolean, locale: string}} options open: keep it open (it was open before an update)
  * @returns {HTMLLIElement}

@@ -43,7 +43,7 @@ export function renderView(view, { locale, headingLevel, announce, host }) {
   let canvas = null;
   let chartBox = null;
   if (view.chart) {
-    canvas = h('canvas', { role: 'img', 'aria-label': `Bar chart: ${view.chart.label}. The table below has the figures.` });
+    canvas = h('canvas', { role: 'img', 'aria-label': `${view.chart.type === 'line' ? 'Line' : 'Bar'} chart: ${view.chart.label}. The table below has the figures.` });
     chartBox = h('div', { class: 'ac-chart', data: { kind: view.chart.horizontal ? 'horizontal' : 'vertical', bars: String(view.chart.labels.length) } }, canvas);
     if (view.chart.horizontal) chartBox.style.height = `${Math.min(Math.max(view.chart.labels.length * 28 + 48, 120), 420)}px`;
   }

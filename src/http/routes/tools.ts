@@ -4,13 +4,14 @@
  * cancels the tool's queries; a full query queue or a missing data database is a 503 with Retry-After.
  */
 import { Router } from 'express';
+import type { ConversationService } from '../../conversations/conversationService.ts';
 import type { AppServices } from '../app.ts';
 import { sendProblem, type ProblemKind } from '../problem.ts';
 
 /** Tool errors that mean "not now" rather than "not like this": 503 problems with Retry-After. */
 const unavailableKinds: Partial<Record<string, ProblemKind>> = { busy: 'busy', data_unavailable: 'dataUnavailable' };
 
-export function toolRoutes(services: AppServices): Router {
+export function toolRoutes(services: AppServices, conversations: ConversationService): Router {
   const router = Router();
 
   router.get('/skills', (_request, response) => {
@@ -27,6 +28,7 @@ export function toolRoutes(services: AppServices): Router {
           name: tool.name,
           description: tool.description,
           input_schema: registry.get(tool.name)!.inputSchema,
+          output_schema: registry.get(tool.name)!.outputSchema,
         })),
       })),
     });
@@ -54,16 +56,15 @@ export function toolRoutes(services: AppServices): Router {
     response.on('close', () => {
       if (!response.writableFinished) disconnected.abort();
     });
-    const started = performance.now();
-    const outcome = await services.registry.execute(name, args, { catalog: services.catalog, data: services.data, knowledge: services.knowledge, logger: request.log, signal: disconnected.signal });
-    const durationMs = Math.round((performance.now() - started) * 10) / 10;
+    // The same tool context as the agent's (the conversation service builds both).
+    const { outcome, durationMs } = await conversations.runTool(name, args, { logger: request.log, signal: disconnected.signal });
     if (disconnected.signal.aborted) {
       request.log.info({ tool: name, duration_ms: durationMs }, 'tool call cancelled: the client went away');
       return;
     }
     request.log.info({ tool: name, duration_ms: durationMs, ok: outcome.ok, ...(outcome.ok ? {} : { error_code: outcome.error.code }) }, 'tool call');
     if (outcome.ok) {
-      response.json({ tool: name, ok: true, result: outcome.result, duration_ms: durationMs });
+      response.json({ tool: name, ok: true, result: outcome.result, duration_ms: durationMs, ...(outcome.presentation ? { presentation: outcome.presentation } : {}) });
       return;
     }
     const extra = { tool: name, ok: false, error: outcome.error, duration_ms: durationMs };

@@ -1,0 +1,256 @@
+/**
+ * How the web chat shows the data_analyst tools' results (each tool's `present`): tables with
+ * typed columns, a bar chart, and the two sides of a comparison named `{a}` and `{b}` (the chat
+ * names them from `sides`, in its locale). Specs point at the result's lists (`rowsAt`) rather
+ * than copying them, so a call's payload does not grow.
+ */
+import { humanize, plural, type ColumnSpec, type PresentationSpec, type SidesSpec, type ViewSpec } from '../../src/skills/api.ts';
+
+type Row = Record<string, unknown>;
+const isRecord = (value: unknown): value is Row => typeof value === 'object' && value !== null && !Array.isArray(value);
+const unique = <T>(values: readonly T[]): T[] => [...new Set(values)];
+const records = (list: unknown): Row[] => (Array.isArray(list) ? list.filter(isRecord) : []);
+const nameOf = (measure: unknown): string | undefined => (typeof measure === 'string' ? measure : isRecord(measure) && typeof measure.name === 'string' ? measure.name : undefined);
+
+/** The value columns of a comparison's rows: side a, side b, the difference, its percentage and status. */
+const SIDE_COLUMNS: ColumnSpec[] = [
+  { key: 'a', label: '{a}', role: 'measure' },
+  { key: 'b', label: '{b}', role: 'measure' },
+  { key: 'difference', label: 'Difference', role: 'difference' },
+  // Tools return the size of a difference relative to side A; the table signs it like the difference.
+  { key: 'difference_percent', label: 'Difference %', role: 'percent', signedBy: 'difference' },
+  { key: 'status', label: 'Status', role: 'status' },
+];
+
+/**
+ * The sides of a comparison as the chat names them, from a result or the arguments asking for one.
+ * @example
+ * sidesOf({ source_a: 'fi', source_b: 'fi', filters_a: { version: 'ACTUAL' }, filters_b: { version: 'BUDGET' } })
+ * // { source_a: 'fi', source_b: 'fi', filters_a: {...}, filters_b: {...} }
+ */
+export function sidesOf(record: Row, comparisonId?: string): SidesSpec {
+  const measure = record.measure;
+  const measureA = nameOf(record.measure_a) ?? (isRecord(measure) ? nameOf(measure.a) : undefined);
+  const measureB = nameOf(record.measure_b) ?? (isRecord(measure) ? nameOf(measure.b) : undefined);
+  return {
+    ...(comparisonId ? { comparison_id: comparisonId } : {}),
+    ...(typeof record.source_a === 'string' ? { source_a: record.source_a } : {}),
+    ...(typeof record.source_b === 'string' ? { source_b: record.source_b } : {}),
+    ...(isRecord(record.filters_a) ? { filters_a: record.filters_a } : {}),
+    ...(isRecord(record.filters_b) ? { filters_b: record.filters_b } : {}),
+    ...(measureA ? { measure_a: measureA } : {}),
+    ...(measureB ? { measure_b: measureB } : {}),
+  };
+}
+
+/**
+ * A table of differing rows (with a chart of both sides), or undefined when there are none.
+ * @example
+ * differencesView(result.rows, ['rows'], '{a} vs {b}: differences') // { title, columns, chart, csvName: ['differences', '{a}', '{b}'], ... }
+ */
+export function differencesView(list: unknown, rowsAt: (string | number)[], title: string, notes: string[] = [], alignOn?: readonly string[]): ViewSpec | undefined {
+  const rows = records(list);
+  if (!rows.length) return undefined;
+  const valueKeys = SIDE_COLUMNS.map((column) => column.key);
+  const keys = alignOn?.length ? alignOn.filter((k) => rows.some((row) => k in row)) : unique(rows.flatMap((row) => Object.keys(row))).filter((k) => !valueKeys.includes(k));
+  // Currency names a bar only when the rows are in more than one; a key that is the same in
+  // every row (company 1000 of a one-company comparison) neither, when another key varies.
+  const varies = (k: string) => unique(rows.map((row) => JSON.stringify(row[k] ?? null))).length > 1;
+  const withoutCurrency = keys.filter((k) => k !== 'currency' || varies(k));
+  const labelKeys = withoutCurrency.some(varies) ? withoutCurrency.filter(varies) : withoutCurrency;
+  return {
+    title,
+    subtitle: plural(rows.length, 'row'),
+    rowsAt,
+    columns: [...keys.map((key): ColumnSpec => ({ key, role: 'dimension' })), ...SIDE_COLUMNS],
+    chart: {
+      kind: 'bar',
+      label: `{a} vs {b}${labelKeys.length ? ` by ${labelKeys.join(', ')}` : ''}`,
+      categories: labelKeys,
+      blank: labelKeys.length ? '(blank)' : 'Total',
+      series: [
+        { key: 'a', label: '{a}' },
+        { key: 'b', label: '{b}' },
+      ],
+    },
+    notes,
+    csvName: ['differences', '{a}', '{b}'],
+  };
+}
+
+/** "12 aligned rows: 2 minor, 10 major". */
+function summaryLine(summary: unknown): string {
+  if (!isRecord(summary)) return '';
+  const words: [string, string][] = [
+    ['match', 'match'],
+    ['minor_diff', 'minor'],
+    ['major_diff', 'major'],
+    ['only_in_a', 'only in A'],
+    ['only_in_b', 'only in B'],
+  ];
+  const parts = words.filter(([key]) => typeof summary[key] === 'number' && (summary[key] as number) > 0).map(([key, word]) => `${String(summary[key])} ${word}`);
+  const aligned = typeof summary.aligned_rows === 'number' ? plural(summary.aligned_rows, 'aligned row') : '';
+  return [aligned, parts.join(', ')].filter(Boolean).join(': ');
+}
+
+/**
+ * A comparison: its totals per currency, then its largest differences (or, with none, a chart of the totals).
+ * @example
+ * presentComparison(result, args).views.map((view) => view.title) // ['{a} vs {b}: totals', '{a} vs {b}: largest differences']
+ */
+export function presentComparison(result: Row, input: Row): PresentationSpec {
+  const summary = isRecord(result.summary) ? result.summary : {};
+  const totals = records(summary.totals);
+  const views: ViewSpec[] = [];
+  if (totals.length) {
+    views.push({
+      title: '{a} vs {b}: totals',
+      subtitle: summaryLine(summary),
+      rowsAt: ['summary', 'totals'],
+      columns: [
+        { key: 'currency', role: 'dimension' },
+        { key: 'total_a', label: '{a}', role: 'measure' },
+        { key: 'total_b', label: '{b}', role: 'measure' },
+        ...SIDE_COLUMNS.slice(2, 4),
+      ],
+      notes: typeof result.interpretation === 'string' ? [result.interpretation] : [],
+      csvName: ['totals', '{a}', '{b}'],
+    });
+  }
+  const notes = Array.isArray(result.notes) ? result.notes.map(String) : [];
+  const alignOn = Array.isArray(result.align_on) ? result.align_on.map(String) : undefined;
+  const differences = differencesView(result.top_differences, ['top_differences'], '{a} vs {b}: largest differences', notes, alignOn);
+  if (differences) views.push(differences);
+  else if (views[0]) {
+    views[0].chart = {
+      kind: 'bar',
+      label: '{a} vs {b} by currency',
+      categories: ['currency'],
+      blank: 'Total',
+      series: [
+        { key: 'total_a', label: '{a}' },
+        { key: 'total_b', label: '{b}' },
+      ],
+    };
+  }
+  const measure = typeof input.measure === 'string' ? ` · ${input.measure}` : '';
+  const id = typeof result.comparison_id === 'string' ? result.comparison_id : undefined;
+  return { caption: `{a} vs {b}${measure}`, sides: sidesOf(result, id), views };
+}
+
+/** Measures in a query's caption. */
+const CAPTION_MEASURES_SEPARATOR = ', ';
+
+/**
+ * A query: one table of its rows, and a bar chart of its measures by its dimensions (split by currency).
+ * @example
+ * presentQuery(result, { source: 'fi_reporting', dimensions: ['period'] }).caption // 'fi_reporting · amount by period'
+ */
+export function presentQuery(result: Row, input: Row): PresentationSpec {
+  const rows = records(result.rows);
+  const measureNames = Array.isArray(result.measures) ? result.measures.map(nameOf).filter((m): m is string => Boolean(m)) : [];
+  const dims = Array.isArray(result.dimensions) ? result.dimensions.map(String) : Object.keys(rows[0] ?? {}).filter((k) => !measureNames.includes(k));
+  const shown = rows.length;
+  const total = typeof result.total_rows === 'number' ? result.total_rows : shown;
+  const notes = Array.isArray(result.notes) ? result.notes.map(String) : [];
+  if (result.truncated) notes.push(`Only the first ${shown} of ${total} rows are shown.`);
+  const labelDims = dims.filter((d) => d !== 'currency');
+  const view: ViewSpec = {
+    title: `${typeof result.source === 'string' ? result.source : 'Query'}${labelDims.length ? ` by ${labelDims.map(humanize).join(', ').toLowerCase()}` : ''}`,
+    subtitle: `${plural(shown, 'row')}${total > shown ? ` of {number:${total}}` : ''}`,
+    rowsAt: ['rows'],
+    columns: [...dims.map((key): ColumnSpec => ({ key, role: 'dimension' })), ...measureNames.map((key): ColumnSpec => ({ key, role: 'measure', ...(dims.includes('currency') ? { currencyField: 'currency' } : {}) }))],
+    notes,
+    csvName: ['query', ...(typeof result.source === 'string' ? [result.source] : []), ...labelDims],
+  };
+  if (labelDims.length > 0 && rows.length >= 2 && measureNames.length > 0) {
+    view.chart = {
+      kind: 'bar',
+      label: `${humanize(measureNames[0]!)} by ${labelDims.join(', ')}`,
+      categories: labelDims,
+      series: measureNames.map((key) => ({ key, label: humanize(key), ...(dims.includes('currency') ? { splitBy: 'currency', splitBlank: 'no currency' } : {}) })),
+    };
+  }
+  const measures = Array.isArray(input.measures) ? input.measures.join(CAPTION_MEASURES_SEPARATOR) : '';
+  const by = Array.isArray(input.dimensions) && input.dimensions.length ? ` by ${input.dimensions.join(', ')}` : '';
+  return { caption: [input.source, measures].filter(Boolean).join(' · ') + by, views: [view] };
+}
+
+/** The caption and sides of a call about an earlier comparison: by its id, or by the comparison's arguments. */
+function comparisonReference(input: Row, result: Row): Pick<PresentationSpec, 'caption' | 'sides'> {
+  const id = typeof input.comparison_id === 'string' ? input.comparison_id : typeof result.comparison_id === 'string' ? result.comparison_id : undefined;
+  if (isRecord(input.comparison) && 'source_a' in input.comparison && 'source_b' in input.comparison) {
+    return { caption: typeof input.comparison_id === 'string' ? input.comparison_id : '{a} vs {b}', sides: sidesOf(input.comparison, id) };
+  }
+  return { caption: id ?? '', sides: sidesOf(result, id) };
+}
+
+/**
+ * An explanation: the gap by each dimension (the first with a chart), and values on one side only.
+ * @example
+ * presentExplanation(result, { comparison_id: 'cmp_1' }).views[0]?.title // 'Gap by group account'
+ */
+export function presentExplanation(result: Row, input: Row): PresentationSpec {
+  const views: ViewSpec[] = [];
+  const explanation = typeof result.explanation === 'string' ? [result.explanation] : [];
+  const byDimension = Array.isArray(result.by_dimension) ? result.by_dimension : [];
+  byDimension.forEach((dimension: unknown, index) => {
+    if (!isRecord(dimension) || typeof dimension.dimension !== 'string' || !records(dimension.values).length) return;
+    const name = dimension.dimension;
+    const first = views.length === 0;
+    views.push({
+      title: `Gap by ${humanize(name).toLowerCase()}`,
+      subtitle: typeof dimension.explains_percent === 'number' ? `these values explain {percent:${dimension.explains_percent}} of the gap` : '',
+      rowsAt: ['by_dimension', index, 'values'],
+      columns: [
+        { key: 'value', label: humanize(name), role: 'dimension', dimension: name },
+        ...SIDE_COLUMNS.slice(0, 3),
+        { key: 'share_percent', label: 'Share of gap', role: 'percent' },
+      ],
+      notes: first ? explanation : [],
+      csvName: ['gap-by', name],
+      ...(first ? { chart: { kind: 'bar' as const, horizontal: true, label: `Difference by ${name}`, categories: ['value'], series: [{ key: 'difference', label: 'Difference' }] } } : {}),
+    });
+  });
+  if (records(result.one_sided).length) {
+    views.push({
+      title: 'On one side only',
+      subtitle: 'values whose amount equals the gap',
+      rowsAt: ['one_sided'],
+      columns: [
+        { key: 'source', role: 'dimension' },
+        { key: 'dimension', role: 'dimension' },
+        // Each row's value belongs to the dimension its row names (a period reads as a month).
+        { key: 'value', label: 'Value', role: 'dimension', dimensionField: 'dimension' },
+        { key: 'amount', label: 'Amount', role: 'measure' },
+      ],
+      notes: views.length ? [] : explanation,
+      csvName: ['one-sided'],
+    });
+  }
+  return { ...comparisonReference(input, result), views };
+}
+
+/**
+ * A page of an earlier comparison's differences.
+ * @example
+ * presentDifferences(result, { comparison_id: 'cmp_1' }).views[0]?.title // '{a} vs {b}: differences'
+ */
+export function presentDifferences(result: Row, input: Row): PresentationSpec {
+  const view = differencesView(result.rows, ['rows'], '{a} vs {b}: differences', typeof result.note === 'string' ? [result.note] : []);
+  return { ...comparisonReference(input, result), views: view ? [view] : [] };
+}
+
+/**
+ * The catalog: one row per source with its dimensions and measures.
+ * @example
+ * presentSources(result).views[0]?.title // 'Sources'
+ */
+export function presentSources(result: Row): PresentationSpec {
+  const sources = records(result.sources);
+  if (!sources.length) return { views: [] };
+  const names = (list: unknown) => (Array.isArray(list) ? list.map((item) => (isRecord(item) ? item.name : item)).join(', ') : '');
+  const rows = sources.map((source) => ({ name: source.name, description: source.description, dimensions: names(source.dimensions), measures: names(source.measures) }));
+  const columns: ColumnSpec[] = ['name', 'description', 'dimensions', 'measures'].map((key) => ({ key, role: 'dimension' }));
+  return { views: [{ title: 'Sources', subtitle: plural(rows.length, 'source'), rows, columns, notes: [], csvName: ['sources'] }] };
+}

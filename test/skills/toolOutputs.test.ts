@@ -1,0 +1,85 @@
+/**
+ * Every tool of every skill describes its own results: it declares an output schema (which
+ * `GET /skills` publishes), and what it returns on the sample data parses with that schema.
+ * Outputs are checked here rather than on every call in production, to keep calls cheap.
+ * The tools' `summarize` and `present` are exercised on the same results: one short line, and a
+ * JSON-serialisable presentation whose rows exist in the result.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildKnowledgeBase } from '../../src/knowledge/knowledgeBase.ts';
+import type { PresentationSpec } from '../../src/skills/presentation.ts';
+import { sampleToolbox } from '../support/sampleContext.ts';
+
+type Toolbox = Awaited<ReturnType<typeof sampleToolbox>>;
+let toolbox: Toolbox;
+
+const december = { company: '1000', period: '2024012' };
+const fiVsBpc = { source_a: 'fi_reporting', source_b: 'bpc_reporting', measure: 'amount', filters: december };
+const actualVsBudget = { source_a: 'consolidation_mart', source_b: 'consolidation_mart', measure: 'amount', filters: { company: '1000' }, filters_a: { version: 'ACTUAL' }, filters_b: { version: 'BUDGET' } };
+
+/** Calls on the sample data for each tool, covering its main result shapes; `{comparison_id}` is filled in from the comparison run first. */
+const calls: Record<string, Record<string, unknown>[]> = {
+  list_sources: [{}],
+  query_source: [{ source: 'fi_reporting', dimensions: ['period'], filters: { company: '1000' } }, { source: 'fi_reporting' }, { source: 'fi_reporting', dimensions: ['company', 'period', 'group_account'], limit: 50 }],
+  compare_sources: [fiVsBpc, actualVsBudget, { ...fiVsBpc, filters: { company: '1000' }, align_on: ['company', 'period', 'group_account'] }],
+  list_differences: [{ comparison_id: '{comparison_id}' }],
+  explain_difference: [{ comparison_id: '{comparison_id}' }, { comparison: fiVsBpc }, { comparison: actualVsBudget, key: {} }],
+  find_duplicates: [{ source: 'fi_reporting' }, { source: 'fi_reporting', filters: { period: '2024012' } }],
+  find_blank_values: [{ source: 'fi_reporting' }, { source: 'bpc_reporting' }],
+  find_outlier_periods: [{ source: 'fi_reporting' }, { source: 'consolidation_mart' }],
+  search_knowledge: [{ query: 'why does consolidation differ from FI' }, { query: 'zebra' }],
+  load_skill: [{ name: 'data_analyst' }],
+};
+
+beforeAll(async () => {
+  toolbox = await sampleToolbox();
+  toolbox.context.knowledge = buildKnowledgeBase(toolbox.registry.skills);
+});
+afterAll(() => toolbox.close());
+
+/** Every list a presentation's views point at holds records. */
+function expectRowsExist(spec: PresentationSpec, result: unknown): void {
+  expect(JSON.parse(JSON.stringify(spec))).toEqual(spec);
+  for (const view of spec.views) {
+    if (view.rows) continue;
+    const rows = (view.rowsAt ?? []).reduce<unknown>((value, step) => (value as Record<string | number, unknown> | undefined)?.[step], result);
+    expect(Array.isArray(rows), `${view.title}: ${JSON.stringify(view.rowsAt)}`).toBe(true);
+  }
+}
+
+describe('tool outputs', () => {
+  it('every tool declares an output schema, published as JSON Schema', () => {
+    for (const registered of toolbox.registry.list()) {
+      expect(registered.tool.output, registered.tool.name).toBeDefined();
+      expect(registered.outputSchema, registered.tool.name).toMatchObject({ type: 'object' });
+    }
+    // Each tool of the skills is exercised below.
+    expect(Object.keys(calls).sort()).toEqual(toolbox.registry.names().sort());
+  });
+
+  it('every tool returns what its output schema says, on the sample data', async () => {
+    let comparisonId = '';
+    for (const [name, list] of Object.entries(calls)) {
+      const registered = toolbox.registry.get(name)!;
+      for (const args of list) {
+        const filled = JSON.parse(JSON.stringify(args).replace('{comparison_id}', comparisonId));
+        const outcome = await toolbox.registry.execute(name, filled, toolbox.context);
+        expect(outcome, `${name} ${JSON.stringify(filled)}`).toMatchObject({ ok: true });
+        if (!outcome.ok) continue;
+        const parsed = registered.tool.output!.safeParse(outcome.result);
+        expect(parsed.success ? [] : parsed.error.issues, `${name} ${JSON.stringify(filled)}`).toEqual([]);
+        if (name === 'compare_sources' && !comparisonId) comparisonId = (outcome.result as { comparison_id: string }).comparison_id;
+
+        const summary = toolbox.registry.summarize(name, outcome.result);
+        if (registered.tool.summarize) {
+          expect(summary, name).toMatch(new RegExp(`^${name}\\b`));
+          expect(summary!.split('\n'), name).toHaveLength(1);
+        }
+        if (registered.tool.present) {
+          expect(outcome.presentation, name).toBeDefined();
+          expectRowsExist(outcome.presentation!, outcome.result);
+        }
+      }
+    }
+  });
+});
