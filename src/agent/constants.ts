@@ -8,8 +8,10 @@ export const MAX_MODEL_CALLS_PER_QUESTION = 10;
 /** A tool result longer than this (in characters) is cut before it reaches the model. */
 export const MAX_TOOL_RESULT_CHARS = 32_000;
 
-/** Longest question accepted, in characters. */
-export const MAX_MESSAGE_CHARS = 8_000;
+// The history budget: how much of a conversation goes with each question. One concept in
+// three numbers, all here: the turns read from the application database (so the read does not
+// grow with the conversation), the tokens the model is sent of them, and the recent turns
+// always sent word for word. contextWindow.ts's DEFAULT_CONTEXT_BUDGET is built from these.
 
 /**
  * Estimated tokens of conversation history sent with a question (system prompt excluded).
@@ -17,12 +19,11 @@ export const MAX_MESSAGE_CHARS = 8_000;
  */
 export const HISTORY_TOKEN_BUDGET = 24_000;
 
-/** The most recent turns always sent word for word. */
+/** The most recent turns always sent word for word, even beyond HISTORY_TOKEN_BUDGET. */
 export const RECENT_TURNS_KEPT = 2;
 
 /**
- * Earlier turns read from the application database for a question: the context window keeps
- * far fewer word for word, and older ones are only counted in its summary note. Bounds what each
- * question reads, whatever the length of the conversation.
+ * Earlier turns read from the application database for a question: the token budget keeps
+ * far fewer word for word, and older ones are only counted in its summary note.
  */
 export const HISTORY_TURNS_READ = 50;

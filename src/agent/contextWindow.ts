@@ -10,6 +10,7 @@
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { cut, textOf, wireToolCalls } from '../shared/messageText.ts';
+import { HISTORY_TOKEN_BUDGET, RECENT_TURNS_KEPT } from './constants.ts';
 import { CHARS_PER_TOKEN, estimateTokens, messageTokens, TOKENS_PER_REQUEST } from './tokenEstimate.ts';
 import { summariseToolResults, type SummarisedTurn, type ToolSummaries } from './toolResultSummary.ts';
 
@@ -20,7 +21,8 @@ export interface ContextBudget {
   keepRecentTurns: number;
 }
 
-export const DEFAULT_CONTEXT_BUDGET: ContextBudget = Object.freeze({ maxTokens: 12_000, keepRecentTurns: 2 });
+/** The service's history budget (src/agent/constants.ts): the one budget every question uses. */
+export const DEFAULT_CONTEXT_BUDGET: ContextBudget = Object.freeze({ maxTokens: HISTORY_TOKEN_BUDGET, keepRecentTurns: RECENT_TURNS_KEPT });
 
 export interface FittedHistory {
   messages: BaseMessage[];

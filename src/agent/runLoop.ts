@@ -9,8 +9,8 @@ import { toModelProviderError } from '../model/providerErrors.ts';
 import type { ToolContext } from '../skills/api.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import { textOf } from '../shared/messageText.ts';
-import { HISTORY_TOKEN_BUDGET, MAX_MODEL_CALLS_PER_QUESTION, RECENT_TURNS_KEPT } from './constants.ts';
-import { fitHistory, isHistorySummary } from './contextWindow.ts';
+import { MAX_MODEL_CALLS_PER_QUESTION } from './constants.ts';
+import { DEFAULT_CONTEXT_BUDGET, fitHistory, isHistorySummary } from './contextWindow.ts';
 import { estimateTokens } from './tokenEstimate.ts';
 import type { AgentEventListener } from './events.ts';
 import { hasToolCalls, reachedModelCallLimit } from './stopConditions.ts';
@@ -88,7 +88,7 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
   const turn: BaseMessage[] = [questionMessage(options.question, options.locale)];
   const toolCalls: ToolCallRecord[] = [];
   // The stored history stays complete; the model gets it within the budget.
-  const fitted = fitHistory(history, { maxTokens: HISTORY_TOKEN_BUDGET, keepRecentTurns: RECENT_TURNS_KEPT }, options.omittedTurns ?? 0, registry);
+  const fitted = fitHistory(history, DEFAULT_CONTEXT_BUDGET, options.omittedTurns ?? 0, registry);
   const note = fitted.messages[0] && isHistorySummary(fitted.messages[0]) ? fitted.messages[0] : undefined;
   // One system message suits every chat template: the note about earlier turns joins the prompt.
   const systemPrompt = note ? `${options.systemPrompt}\n\n${textOf(note.content)}` : options.systemPrompt;

@@ -1,7 +1,10 @@
 /**
  * openapi.yaml as the one source of truth for requests: every JSON body and query string is
  * validated against the schema the spec declares for its operation before a route sees it.
- * A request the spec rejects gets a 400 problem listing each issue with its path.
+ * A request the spec rejects gets a 400 problem listing each issue with its path. Routes do
+ * not validate again: each limit (message length, locale, session_id, page sizes) lives in the
+ * spec only. Two extensions sharpen it: `x-error-messages` on a schema (keyword → message) words
+ * a failure for people, and `x-strict-query: true` on an operation refuses unknown parameters.
  */
 import { readFileSync } from 'node:fs';
 import type { RequestHandler } from 'express';
@@ -21,14 +24,19 @@ interface Operation {
   query: ValidateFunction | undefined;
 }
 
+/** What a failed check is about: the JSON body, or the query string (whose members are parameters). */
+type Part = 'body' | 'query';
+
 /** Compiles the spec's request schemas once; returns the validating middleware. */
 export function validateAgainstSpec(specPath: string): RequestHandler {
   const spec = parse(readFileSync(specPath, 'utf8')) as Json;
-  const ajv = new Ajv2020({ strict: false, allErrors: true, coerceTypes: false });
+  // verbose: errors carry their schema, so a schema's `x-error-messages` can word them.
+  // maxLength counts characters (code points), not UTF-16 units: an emoji is one character.
+  const ajv = new Ajv2020({ strict: false, allErrors: true, coerceTypes: false, verbose: true });
   addFormats(ajv);
   ajv.addSchema({ ...spec, $id: 'openapi' });
   // Query strings arrive as text: their validator coerces "20" to 20 as the schema asks.
-  const queryAjv = new Ajv2020({ strict: false, allErrors: true, coerceTypes: true });
+  const queryAjv = new Ajv2020({ strict: false, allErrors: true, coerceTypes: true, verbose: true });
   addFormats(queryAjv);
   queryAjv.addSchema({ ...spec, $id: 'openapi' });
 
@@ -46,6 +54,7 @@ export function validateAgainstSpec(specPath: string): RequestHandler {
             type: 'object',
             properties: Object.fromEntries(parameters.map((p: Json) => [p.name, p.schema ?? {}])),
             required: parameters.filter((p: Json) => p.required).map((p: Json) => p.name),
+            ...((operation as Json)['x-strict-query'] === true ? { additionalProperties: false } : {}),
           })
         : undefined;
       const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+').replace(/\{[^}]+\}/g, '[^/]+')}$`);
@@ -59,10 +68,10 @@ export function validateAgainstSpec(specPath: string): RequestHandler {
     const errors: { path: string; message: string }[] = [];
     if (operation.query) {
       const query = { ...(request.query as Json) };
-      if (!operation.query(query)) errors.push(...describe(operation.query.errors, '(query)'));
+      if (!operation.query(query)) errors.push(...describe(operation.query.errors, 'query', request.query as Json));
     }
     if (operation.body && request.body !== undefined && request.is('application/json')) {
-      if (!operation.body(request.body)) errors.push(...describe(operation.body.errors, '(body)'));
+      if (!operation.body(request.body)) errors.push(...describe(operation.body.errors, 'body', request.body));
     }
     if (errors.length === 0) return next();
     sendProblem(response, 'invalidRequest', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
@@ -73,17 +82,25 @@ function resolve(spec: Json, ref: string): Json {
   return ref.replace(/^#\//, '').split('/').reduce((node: Json, key) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
 }
 
-/** Ajv errors as {path, message}, in the words the zod-based messages used. */
-function describe(errors: ErrorObject[] | null | undefined, root: string): { path: string; message: string }[] {
+/**
+ * Ajv errors as {path, message}: the schema's `x-error-messages` wording when it has one, else
+ * Ajv's. An unknown query parameter is named as the path; a repeated one "must be given once".
+ */
+function describe(errors: ErrorObject[] | null | undefined, part: Part, data: unknown): { path: string; message: string }[] {
+  const root = `(${part})`;
   const seen = new Set<string>();
   const described: { path: string; message: string }[] = [];
   for (const error of errors ?? []) {
     const base = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+    const worded = (error.parentSchema as Json | undefined)?.['x-error-messages']?.[error.keyword] as string | undefined;
     let entry: { path: string; message: string };
     if (error.keyword === 'required') entry = { path: [base, (error.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.'), message: 'is required' };
-    else if (error.keyword === 'additionalProperties') entry = { path: base || root, message: `unknown property '${(error.params as { additionalProperty: string }).additionalProperty}'` };
-    else if (['if', 'anyOf', 'oneOf', 'allOf'].includes(error.keyword)) continue;
-    else entry = { path: base || root, message: error.message ?? 'is invalid' };
+    else if (error.keyword === 'additionalProperties') {
+      const name = (error.params as { additionalProperty: string }).additionalProperty;
+      entry = part === 'query' && !base ? { path: name, message: 'is not a parameter of this operation' } : { path: base || root, message: `unknown property '${name}'` };
+    } else if (['if', 'anyOf', 'oneOf', 'allOf'].includes(error.keyword)) continue;
+    else if (part === 'query' && base && Array.isArray((data as Json | undefined)?.[base])) entry = { path: base, message: 'must be given once' };
+    else entry = { path: base || root, message: worded ?? error.message ?? 'is invalid' };
     const key = `${entry.path}|${entry.message}`;
     if (!seen.has(key)) described.push(entry), seen.add(key);
   }

@@ -2,6 +2,9 @@
  * `npm run skill:check`: validates every skill folder and reports each problem with its file
  * and line — SKILL.md frontmatter and instructions, the tools' names, descriptions, input and
  * output schemas, tool names declared twice (across skills too), and that every tool has a test.
+ * What startup also checks (SKILL.md, the tools' shape, the question forms) is the loader's own
+ * code (checkManifest, skillModuleProblems), so the two never disagree. It also refuses the
+ * placeholder description `npm run skill:new` writes.
  *
  * The test rule: a tool is tested when its name appears as a quoted string ('name', "name",
  * `name`) or in a `/tools/name` path in a `*.test.ts` file inside the skill's folder (for
@@ -11,9 +14,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../config/config.ts';
 import type { SkillModule, ToolDefinition } from './api.ts';
-import { importSkillModule, skillFolders } from './loader.ts';
-import { parseManifest, type SkillProblem } from './manifest.ts';
-import { inputJsonSchema, LOAD_SKILL_TOOL_NAME, outputJsonSchema, toolShapeProblems } from './toolShape.ts';
+import { checkManifest, importSkillModule, skillFolders, skillModuleProblems } from './loader.ts';
+import type { SkillProblem } from './manifest.ts';
+import { isScaffoldDescription } from './scaffold.ts';
+import { inputJsonSchema, LOAD_SKILL_TOOL_NAME, outputJsonSchema } from './toolShape.ts';
 
 export type { SkillProblem };
 
@@ -93,23 +97,20 @@ async function checkSkill(directory: string, fresh: boolean): Promise<{ problems
   const folder = path.basename(directory);
   const problems: SkillProblem[] = [];
   const manifestPath = path.join(directory, 'SKILL.md');
-  let enabled = true;
-  if (!existsSync(manifestPath)) {
-    problems.push({ file: manifestPath, line: 1, message: 'SKILL.md is missing: every skill folder needs one (frontmatter name, description, version; then the instructions)' });
-  } else {
-    const text = readFileSync(manifestPath, 'utf8');
-    const parsed = parseManifest(text, manifestPath);
-    if (!parsed.ok) {
-      problems.push(...parsed.problems);
-      enabled = parsed.partial.enabled ?? true;
-    } else {
-      enabled = parsed.manifest.enabled;
-      if (parsed.manifest.name !== folder) {
-        problems.push({ file: manifestPath, line: parsed.keyLines.name ?? 1, message: `frontmatter name '${parsed.manifest.name}' must equal the folder name '${folder}'` });
-      }
-      if (parsed.instructions.length === 0) {
-        problems.push({ file: manifestPath, line: parsed.bodyLine, message: 'SKILL.md has no instructions after the frontmatter: write what the model must know to use the tools (load_skill returns it)' });
-      }
+  // The loader's own checks first (the same code startup runs), then what only skill:check adds.
+  const { parsed, problems: manifestProblems } = checkManifest(directory);
+  problems.push(...manifestProblems);
+  let enabled = parsed?.ok ? parsed.manifest.enabled : (parsed?.partial.enabled ?? true);
+  if (parsed?.ok) {
+    if (parsed.instructions.length === 0) {
+      problems.push({ file: manifestPath, line: parsed.bodyLine, message: 'SKILL.md has no instructions after the frontmatter: write what the model must know to use the tools (load_skill returns it)' });
+    }
+    if (isScaffoldDescription(parsed.manifest.description)) {
+      problems.push({
+        file: manifestPath,
+        line: parsed.keyLines.description ?? 1,
+        message: `frontmatter 'description' is still the placeholder 'npm run skill:new' wrote: say in one line what ${folder} does (it is the skill's line in the system prompt)`,
+      });
     }
   }
   if (!/^[a-z][a-z0-9_]*$/.test(folder)) {
@@ -130,9 +131,10 @@ async function checkSkill(directory: string, fresh: boolean): Promise<{ problems
     return { problems, tools: [], enabled };
   }
   const exportLine = lineMatching(modulePath, /export\s+default/) ?? 1;
+  const moduleProblems = skillModuleProblems(module);
   const tools = module.default?.tools;
   if (!Array.isArray(tools) || tools.length === 0) {
-    problems.push({ file: modulePath, line: exportLine, message: 'must default-export defineSkill({ tools: [...] }) with at least one tool' });
+    problems.push(...moduleProblems.map((p) => ({ file: modulePath, line: exportLine, message: p.message })));
     return { problems, tools: [], enabled };
   }
   const sources = sourceFiles(directory);
@@ -144,7 +146,7 @@ async function checkSkill(directory: string, fresh: boolean): Promise<{ problems
     if (name !== undefined) seen.push(name);
     const where = (name !== undefined ? locateTool(sources, name, occurrence) : undefined) ?? { file: modulePath, line: exportLine };
     const label = name !== undefined ? `tool '${name}'` : `tools[${index}]`;
-    const shape = toolShapeProblems(tool);
+    const shape = moduleProblems.filter((p) => p.tool?.index === index).map((p) => p.message);
     for (const message of shape) problems.push({ ...where, message: `${label}: ${message}` });
     if (shape.length > 0) {
       if (name !== undefined) declared.push({ skill: folder, name, ...where });
@@ -154,6 +156,9 @@ async function checkSkill(directory: string, fresh: boolean): Promise<{ problems
     problems.push(...definitionProblems(definition).map((message) => ({ ...where, message: `${label}: ${message}` })));
     declared.push({ skill: folder, name: definition.name, ...where });
   });
+  for (const problem of moduleProblems) {
+    if (problem.question !== undefined) problems.push({ file: modulePath, line: exportLine, message: `questions[${problem.question}]: ${problem.message}` });
+  }
   return { problems, tools: declared, enabled };
 }
 

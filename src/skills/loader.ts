@@ -12,7 +12,7 @@ import { ConfigurationError } from '../errors/index.ts';
 import { closestMatch } from '../shared/closestMatch.ts';
 import type { SkillModule, ToolDefinition } from './api.ts';
 import type { QuestionForm } from './questionForms.ts';
-import { parseManifest } from './manifest.ts';
+import { parseManifest, type ManifestResult, type SkillProblem } from './manifest.ts';
 import { toolShapeProblems } from './toolShape.ts';
 
 export interface Skill {
@@ -78,19 +78,75 @@ export async function loadSkills(directory: string, options: LoadSkillsOptions =
   return skills;
 }
 
+/** What {@link checkManifest} found: the problems, and the manifest when it parsed. */
+export interface CheckedManifest {
+  problems: SkillProblem[];
+  parsed: ManifestResult | undefined;
+}
+
+/**
+ * SKILL.md of a skill folder as startup judges it: present, well formed, its name the folder's.
+ * The loader throws on the first problem; `npm run skill:check` reports them all.
+ * @example
+ * const { problems, parsed } = checkManifest('skills/data_analyst'); // problems: [] for a good skill
+ */
+export function checkManifest(directory: string): CheckedManifest {
+  const folder = path.basename(directory);
+  const manifestPath = path.join(directory, 'SKILL.md');
+  if (!existsSync(manifestPath)) {
+    return { parsed: undefined, problems: [{ file: manifestPath, line: 1, message: 'SKILL.md is missing: every skill folder needs one (frontmatter name, description, version; then the instructions)' }] };
+  }
+  const parsed = parseManifest(readFileSync(manifestPath, 'utf8'), manifestPath);
+  if (!parsed.ok) return { parsed, problems: parsed.problems };
+  if (parsed.manifest.name !== folder) {
+    return { parsed, problems: [{ file: manifestPath, line: parsed.keyLines.name ?? 1, message: `frontmatter name '${parsed.manifest.name}' must equal the folder name '${folder}'` }] };
+  }
+  return { parsed, problems: [] };
+}
+
+/** One problem of a skill module's default export: about the export, a tool, or a question form. */
+export interface ModuleProblem {
+  message: string;
+  /** The tool it is about (its index in `tools`, and its name when it has one). */
+  tool?: { index: number; name: string | undefined };
+  /** The question form it is about (its index in `questions`). */
+  question?: number;
+}
+
+/**
+ * The default export of a skill's index.ts as startup judges it: at least one tool, each of a
+ * valid shape (toolShape.ts), and well-formed question forms. Shared with `npm run skill:check`.
+ * @example
+ * skillModuleProblems({ default: { tools: [] } }); // [{ message: 'must default-export defineSkill({ tools: [...] }) with at least one tool' }]
+ */
+export function skillModuleProblems(module: { default?: SkillModule } | undefined): ModuleProblem[] {
+  const tools = module?.default?.tools;
+  if (!Array.isArray(tools) || tools.length === 0) return [{ message: 'must default-export defineSkill({ tools: [...] }) with at least one tool' }];
+  const problems: ModuleProblem[] = [];
+  tools.forEach((tool: unknown, index) => {
+    const name = typeof (tool as { name?: unknown } | null)?.name === 'string' ? (tool as { name: string }).name : undefined;
+    for (const message of toolShapeProblems(tool)) problems.push({ message, tool: { index, name } });
+  });
+  const questions: unknown = module?.default?.questions ?? [];
+  (Array.isArray(questions) ? questions : [questions]).forEach((form: unknown, index) => {
+    const shape = form as Partial<QuestionForm> | null;
+    if (!shape || typeof shape.name !== 'string' || typeof shape.score !== 'function' || typeof shape.plan !== 'function' || !Array.isArray(shape.examples)) {
+      problems.push({ message: 'a question form needs a name, examples, score() and plan() (see defineQuestionForm)', question: index });
+    }
+  });
+  return problems;
+}
+
 async function loadSkill(directory: string, fresh: boolean): Promise<Skill> {
   const folder = path.basename(directory);
   const manifestPath = path.join(directory, 'SKILL.md');
-  if (!existsSync(manifestPath)) throw new ConfigurationError(`Skill ${directory}: SKILL.md is missing.`);
-  const parsed = parseManifest(readFileSync(manifestPath, 'utf8'), manifestPath);
+  const { parsed, problems } = checkManifest(directory);
+  if (!parsed) throw new ConfigurationError(`Skill ${directory}: SKILL.md is missing.`);
   if (!parsed.ok) {
-    const problems = parsed.problems.map((p) => `  ${p.file}:${p.line}: ${p.message}`);
-    throw new ConfigurationError(`Skill ${folder} is invalid:\n${problems.join('\n')}`);
+    throw new ConfigurationError(`Skill ${folder} is invalid:\n${problems.map((p) => `  ${p.file}:${p.line}: ${p.message}`).join('\n')}`);
   }
+  if (problems.length > 0) throw new ConfigurationError(`Skill ${manifestPath}:${problems[0]!.line}: ${problems[0]!.message}.`);
   const { manifest, instructions } = parsed;
-  if (manifest.name !== folder) {
-    throw new ConfigurationError(`Skill ${manifestPath}:${parsed.keyLines.name ?? 1}: frontmatter name '${manifest.name}' must equal the folder name '${folder}'.`);
-  }
   const skill: Skill = {
     name: manifest.name,
     description: manifest.description,
@@ -135,24 +191,18 @@ async function importSkillParts(directory: string, fresh: boolean): Promise<{ to
   } catch (error) {
     throw new ConfigurationError(`Skill ${folder}: ${modulePath} failed to load: ${(error as Error).message}`);
   }
-  const tools = module.default?.tools;
-  if (!Array.isArray(tools) || tools.length === 0) {
-    throw new ConfigurationError(`Skill ${folder}: ${modulePath} must default-export defineSkill({ tools: [...] }) with at least one tool.`);
+  const problems = skillModuleProblems(module);
+  const first = problems[0];
+  if (first?.tool) {
+    // All of the first broken tool's problems in one message.
+    const { index, name } = first.tool;
+    const messages = problems.filter((p) => p.tool?.index === index).map((p) => p.message);
+    throw new ConfigurationError(`${modulePath} tools[${index}]${name !== undefined ? ` (${name})` : ''}: ${messages.join('; ')}.`);
   }
-  tools.forEach((tool: unknown, index) => {
-    const problems = toolShapeProblems(tool);
-    if (problems.length > 0) {
-      const name = typeof (tool as { name?: unknown } | null)?.name === 'string' ? ` (${(tool as { name: string }).name})` : '';
-      throw new ConfigurationError(`${modulePath} tools[${index}]${name}: ${problems.join('; ')}.`);
-    }
-  });
+  if (first?.question !== undefined) throw new ConfigurationError(`${modulePath} questions[${first.question}]: ${first.message}.`);
+  if (first) throw new ConfigurationError(`Skill ${folder}: ${modulePath} ${first.message}.`);
+  const tools = module.default!.tools;
   const questions = module.default?.questions ?? [];
-  questions.forEach((form: unknown, index) => {
-    const shape = form as Partial<QuestionForm> | null;
-    if (!shape || typeof shape.name !== 'string' || typeof shape.score !== 'function' || typeof shape.plan !== 'function' || !Array.isArray(shape.examples)) {
-      throw new ConfigurationError(`${modulePath} questions[${index}]: a question form needs a name, examples, score() and plan() (see defineQuestionForm).`);
-    }
-  });
   return { tools, questions };
 }
 

@@ -1,12 +1,24 @@
 /**
  * `npm run skill:new -- <name>`: writes a working skill — SKILL.md, index.ts, one example tool
- * that reads the catalog and runs a tiny query, and its test — that the service loads as is
- * and that passes `npm run skill:check`.
+ * that reads the catalog and runs a tiny query, and its test — that the service loads as is.
+ * `npm run skill:check` passes once the placeholder description says what the skill does.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../config/config.ts';
 import { SKILL_NAME_PATTERN } from './manifest.ts';
+
+/** Marks the description the scaffold writes; skill:check refuses a description that still has it. */
+const PLACEHOLDER_DESCRIPTION_MARK = "(the scaffold's example; say here in one line what";
+
+/**
+ * True when a SKILL.md description is still the scaffold's placeholder.
+ * @example
+ * isScaffoldDescription("Looks up … (the scaffold's example; say here in one line what cash does)."); // true
+ */
+export function isScaffoldDescription(description: string): boolean {
+  return description.includes(PLACEHOLDER_DESCRIPTION_MARK);
+}
 
 /** Longest skill name: the example tool `<name>_dimension_values` must stay within 64 characters. */
 export const MAX_SKILL_NAME_LENGTH = 40;
@@ -72,7 +84,7 @@ function importPath(directory: string): string {
 function skillManifest(name: string, toolName: string): string {
   return `---
 name: ${name}
-description: Looks up the values of a source's dimensions (the scaffold's example; say here in one line what ${name} does).
+description: Looks up the values of a source's dimensions ${PLACEHOLDER_DESCRIPTION_MARK} ${name} does).
 version: 0.1.0
 tags: [example]
 enabled: true

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/config/config.ts';
 import { checkSkills, formatProblems } from '../../src/skills/check.ts';
+import { loadSkills } from '../../src/skills/loader.ts';
+import { scaffoldSkill } from '../../src/skills/scaffold.ts';
 import { temporarySkillsDirectory } from '../../src/skills/testing.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
 
@@ -74,6 +76,26 @@ describe('skill:check', () => {
       'quiet/SKILL.md:6: SKILL.md has no instructions after the frontmatter: write what the model must know to use the tools (load_skill returns it)',
       "renamed/SKILL.md:2: frontmatter name 'other_name' must equal the folder name 'renamed'",
     ]);
+  });
+
+  it("refuses the placeholder description 'npm run skill:new' writes, at its line", async () => {
+    const root = temporaryDirectory();
+    const { directory } = scaffoldSkill({ name: 'cash_notes', skillsDirectory: root });
+    const problems = lines((await checkSkills(root, { testDirectories: [] })).problems, root);
+    expect(problems).toEqual([
+      "cash_notes/SKILL.md:3: frontmatter 'description' is still the placeholder 'npm run skill:new' wrote: say in one line what cash_notes does (it is the skill's line in the system prompt)",
+    ]);
+    expect(path.basename(directory)).toBe('cash_notes');
+  });
+
+  it('reports what the loader refuses at startup in the same words: a question form without plan()', async () => {
+    const root = temporaryDirectory();
+    const index = `import { defineSkill } from '${apiPath}';\nimport { ping } from './ping.ts';\n\nexport default defineSkill({ tools: [ping], questions: [{ name: 'q' }] as never });\n`;
+    writeSkill(root, 'pinger', { manifest: manifest('pinger'), tools: { ping: tool('ping_tool') }, tested: ['ping_tool'], index });
+    expect(lines((await check(root)).problems, root)).toEqual([
+      'pinger/index.ts:4: questions[0]: a question form needs a name, examples, score() and plan() (see defineQuestionForm)',
+    ]);
+    await expect(loadSkills(root)).rejects.toThrow(/questions\[0\]: a question form needs a name, examples, score\(\) and plan\(\)/);
   });
 
   it("reports tool problems at the line of the tool's name, in the file declaring it", async () => {

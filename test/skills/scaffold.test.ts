@@ -21,6 +21,11 @@ const run = (command: string, args: string[], cwd = projectRoot) => {
   return { status: result.status, stdout: plain(result.stdout), stderr: plain(result.stderr) };
 };
 
+/** Replaces the scaffold's placeholder description with a real one, as its next steps ask. */
+function describeSkill(manifestPath: string, description: string): void {
+  writeFileSync(manifestPath, readFileSync(manifestPath, 'utf8').replace(/^description: .*$/m, `description: ${description}`));
+}
+
 describe('npm run skill:new', () => {
   // A fresh skills directory outside the repository, so the repository's skills stay untouched.
   const skillsDirectory = temporarySkillsDirectory('scaffold-');
@@ -42,7 +47,13 @@ describe('npm run skill:new', () => {
     expect(manifest).toMatchObject({ ok: true, manifest: { name: 'cash_notes', version: '0.1.0', tags: ['example'], enabled: true } });
   });
 
-  it('passes skill:check', () => {
+  it('passes skill:check once its description says what the skill does', () => {
+    const manifestPath = path.join(skill, 'SKILL.md');
+    const refused = run(tsx, ['scripts/skillCheck.ts', '--dir', skillsDirectory]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/SKILL\.md:3: frontmatter 'description' is still the placeholder 'npm run skill:new' wrote: say in one line what cash_notes does/);
+    // As a user would: step 1 of the scaffold's next steps.
+    describeSkill(manifestPath, 'Notes on cash positions, and how the values of a dimension are spelled.');
     const checked = run(tsx, ['scripts/skillCheck.ts', '--dir', skillsDirectory]);
     expect(checked.stderr).toBe('');
     expect(checked.stdout).toContain('skill:check OK: 1 skill (cash_notes), 1 tool');
@@ -100,7 +111,10 @@ describe('npm run skill:new', () => {
 describe('scaffolded skills side by side', () => {
   it('ten scaffolded skills load together: their tool names do not clash and all pass skill:check', async () => {
     const skillsDirectory = temporarySkillsDirectory('ten-');
-    for (let index = 1; index <= 10; index += 1) scaffoldSkill({ name: `generated_${index}`, skillsDirectory });
+    for (let index = 1; index <= 10; index += 1) {
+      const { directory } = scaffoldSkill({ name: `generated_${index}`, skillsDirectory });
+      describeSkill(path.join(directory, 'SKILL.md'), `Generated skill number ${index}, which looks up dimension values.`);
+    }
     const registry = new SkillRegistry(await loadSkills(skillsDirectory));
     expect(registry.skills).toHaveLength(10);
     expect(registry.names()).toHaveLength(11);

@@ -6,8 +6,6 @@
  * translates HTTP to it and its results and errors back.
  */
 import { Router } from 'express';
-import { z } from 'zod';
-import { MAX_MESSAGE_CHARS } from '../../agent/constants.ts';
 import type { ConversationService } from '../../conversations/conversationService.ts';
 import { ModelProviderError, StorageUnavailableError } from '../../errors/index.ts';
 import { toModelProviderError } from '../../model/providerErrors.ts';
@@ -17,24 +15,25 @@ import type { AppServices } from '../app.ts';
 import { openEventStream, wantsEventStream } from '../eventStream.ts';
 import { modelProblemKind, problemBody, sendModelProblem, sendProblem } from '../problem.ts';
 import { callerOf } from '../security/access.ts';
-import { parseBody } from '../validation.ts';
+import { jsonBody } from '../validation.ts';
 import { refusedTurnProblem } from './chatTurns.ts';
 
-const chatRequest = z.strictObject({
-  message: z
-    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
-    .refine((text) => text.trim().length > 0, { error: 'must not be empty' })
-    .refine((text) => [...text].length <= MAX_MESSAGE_CHARS, { error: `must be at most ${MAX_MESSAGE_CHARS} characters` }),
-  session_id: z.uuid({ error: 'must be a session id returned by an earlier /chat response' }).optional(),
-  stream: z.boolean({ error: 'must be true or false' }).optional(),
+/**
+ * The body of POST /chat as openapi.yaml's ChatRequest declares it; the contract middleware has
+ * validated it (message length, session_id format, stream, locale) before this route runs.
+ */
+interface ChatRequest {
+  message: string;
+  session_id?: string;
+  stream?: boolean;
   /** BCP 47 locale the answer's numbers are written in, e.g. de-DE (the web chat sends its own). */
-  locale: z.string().max(35).regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,4}$/, { error: 'must be a BCP 47 language tag such as en-US or de-DE' }).optional(),
-});
+  locale?: string;
+}
 
 export function chatRoutes(services: AppServices, conversations: ConversationService): Router {
   const router = Router();
   router.post('/chat', async (request, response) => {
-    const body = parseBody(chatRequest, request, response);
+    const body = jsonBody<ChatRequest>(request, response);
     if (!body) return;
     const owner = callerOf(response);
     let session;
