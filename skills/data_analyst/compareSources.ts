@@ -11,7 +11,7 @@ import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts
 import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import { interpretComparison } from './interpretation.ts';
-import { comparisons, STORED_DIFFERENCES } from './comparisonStore.ts';
+import { rememberComparison, STORED_DIFFERENCES } from './comparisonStore.ts';
 import { presentComparison } from './presentations.ts';
 import { comparisonOutput } from './schemas.ts';
 import { describeComparison } from './summaries.ts';
@@ -54,7 +54,7 @@ export const compareSources = defineTool({
   handler: async (args, context) => {
     const shown = args.top ?? DEFAULT_TOP_DIFFERENCES;
     const result = await compare({ ...args, top: Math.max(shown, STORED_DIFFERENCES) }, context);
-    const comparisonId = comparisons.remember({ args: { ...args }, result });
+    const comparisonId = await rememberComparison(context, { args: { ...args }, result });
     return {
       comparison_id: comparisonId,
       ...result,

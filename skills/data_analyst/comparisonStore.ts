@@ -2,11 +2,15 @@
  * Remembers recent comparisons by id, so follow-up calls (the next page of differences, a
  * drill-down) reuse them instead of recomputing. Bounded in count and age: an unknown or
  * expired id is an error that tells the model to run the comparison again.
+ *
+ * In a conversation (/chat) the comparison is kept in the session's state (the session store),
+ * so its id works after a restart and on another instance; without one (POST /tools) it is kept
+ * in this process's LRU cache.
  */
 import type { z } from 'zod';
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { ToolError } from '../../src/skills/api.ts';
+import { ToolError, type ToolContext } from '../../src/skills/api.ts';
 import type { differenceRow } from './schemas.ts';
 
 /** How long a comparison id stays usable, and how many are kept. */
@@ -56,3 +60,29 @@ export function createComparisonStore(options: { ttlMs?: number; max?: number; n
 
 /** The store the data_analyst tools share. */
 export const comparisons = createComparisonStore();
+
+const stateKey = (id: string) => `data_analyst.comparison.${id}`;
+
+/**
+ * Keeps a comparison and returns its new id: in the conversation's state when the context has
+ * one, else in the process's store.
+ * @example
+ * const id = await rememberComparison(context, { args, result }); // 'cmp_…'
+ */
+export async function rememberComparison(context: Pick<ToolContext, 'state'>, comparison: StoredComparison, store: ComparisonStore = comparisons): Promise<string> {
+  if (!context.state) return store.remember(comparison);
+  const id = `cmp_${randomBytes(9).toString('base64url')}`;
+  await context.state.set(stateKey(id), comparison);
+  return id;
+}
+
+/**
+ * The comparison behind `id`, from the conversation's state or else the process's store.
+ * @throws ToolError unknown_value when neither knows it.
+ * @example
+ * const { args, result } = await recallComparison(context, 'cmp_…');
+ */
+export async function recallComparison(context: Pick<ToolContext, 'state'>, id: string, store: ComparisonStore = comparisons): Promise<StoredComparison> {
+  const kept = context.state ? ((await context.state.get(stateKey(id))) as StoredComparison | undefined) : undefined;
+  return kept ?? store.recall(id);
+}

@@ -12,7 +12,7 @@ import { refuseReservedKeys, type FilterInput } from '../../src/catalog/filters.
 import { nameArgument, valueArgument } from '../../src/shared/inputLimits.ts';
 import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts';
 import { compare, compareInput, type CompareArguments, type ComparisonResult } from './compareSources.ts';
-import { comparisons } from './comparisonStore.ts';
+import { recallComparison } from './comparisonStore.ts';
 import { findDuplicatedLoad, loadDimension } from './duplicatedLoad.ts';
 import { causeOf, explanationText } from './explanationText.ts';
 import { candidateDimensions, largestItems, rankDimensions, type Items, type RankedDimension } from './gapBreakdown.ts';
@@ -44,8 +44,9 @@ export const explainDifference = defineTool({
   input,
   output: explanationOutput,
   handler: async (args, context) => {
-    const base: CompareArguments = args.comparison_id ? (comparisons.recall(args.comparison_id).args as CompareArguments) : args.comparison!;
-    const overview = (args.comparison_id ? comparisons.recall(args.comparison_id).result : await compare({ ...base, top: 1 }, context)) as unknown as Overview;
+    const stored = args.comparison_id ? await recallComparison(context, args.comparison_id) : undefined;
+    const base: CompareArguments = stored ? (stored.args as CompareArguments) : args.comparison!;
+    const overview = (stored ? stored.result : await compare({ ...base, top: 1 }, context)) as unknown as Overview;
     const sourceA = findSource(context.catalog, base.source_a);
     const sourceB = findSource(context.catalog, base.source_b);
     // The currency key may be a fixed currency rather than a dimension: the gap picks it instead.

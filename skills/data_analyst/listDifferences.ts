@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { defineTool } from '../../src/skills/api.ts';
-import { comparisons, STORED_DIFFERENCES } from './comparisonStore.ts';
+import { recallComparison, STORED_DIFFERENCES } from './comparisonStore.ts';
 import { presentDifferences } from './presentations.ts';
 import { differenceRow } from './schemas.ts';
 import { describeDifferences } from './summaries.ts';
@@ -31,8 +31,8 @@ export const listDifferences = defineTool({
     differing_rows: z.number(),
     note: z.string().optional(),
   }),
-  handler: ({ comparison_id, offset, limit, status }) => {
-    const { result } = comparisons.recall(comparison_id);
+  handler: async ({ comparison_id, offset, limit, status }, context) => {
+    const { result } = await recallComparison(context, comparison_id);
     const rows = result.top_differences.filter((row) => !status || status.includes(row.status as (typeof statuses)[number]));
     const summary = result.summary as Record<string, number>;
     const differing = statuses.reduce((sum, s) => sum + (status && !status.includes(s) ? 0 : (summary[s] ?? 0)), 0);

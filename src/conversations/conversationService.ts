@@ -15,7 +15,7 @@ import type { Logger } from '../logging/logger.ts';
 import type { ChatModelWithTools } from '../model/chatModel.ts';
 import type { SessionSummary } from '../sessions/sessionRecords.ts';
 import type { SessionStore } from '../sessions/sessionStore.ts';
-import type { KnowledgeBase, ToolContext } from '../skills/api.ts';
+import type { KnowledgeBase, SessionState, ToolContext } from '../skills/api.ts';
 import type { SkillRegistry, ToolOutcome } from '../skills/registry.ts';
 import { DEFAULT_SESSION_MAX_TURNS, SessionGoneError, TurnLimitError } from './turnErrors.ts';
 
@@ -111,7 +111,7 @@ export class ConversationService {
           omittedTurns,
           question: request.question,
           ...(request.locale ? { locale: request.locale } : {}),
-          toolContext: this.toolContext(request.logger),
+          toolContext: { ...this.toolContext(request.logger), state: this.sessionState(session.id) },
           signal: request.signal,
           ...(request.onEvent ? { onEvent: request.onEvent } : {}),
           ...(request.hooks ? { hooks: request.hooks } : {}),
@@ -136,6 +136,22 @@ export class ConversationService {
   toolContext(logger: Logger, signal?: AbortSignal): ToolContext {
     const { catalog, data, knowledge } = this.deps;
     return { catalog, data, knowledge, logger, ...(signal ? { signal } : {}) };
+  }
+
+  /**
+   * The session's durable state as tools see it (ToolContext.state): the store's artifacts.
+   * @example
+   * await conversations.sessionState(session.id).set('comparison:cmp_x', comparison);
+   */
+  sessionState(sessionId: string): SessionState {
+    const { sessions } = this.deps;
+    return {
+      get: (key) => sessions.artifact(sessionId, key),
+      set: async (key, value) => {
+        // A session deleted meanwhile keeps nothing; the turn itself then ends as SessionGoneError.
+        await sessions.saveArtifact(sessionId, key, value);
+      },
+    };
   }
 
   /**

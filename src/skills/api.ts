@@ -30,6 +30,18 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** Search over the knowledge files skills ship (knowledge/NAME.md in a skill folder); set by the service. */
   knowledge?: KnowledgeBase;
+  /**
+   * The conversation's durable state (the session store's artifacts), for values a follow-up
+   * turn needs, such as a comparison behind a comparison_id. Present for /chat turns; absent
+   * for POST /tools, which has no session: tools then keep such values in process.
+   */
+  state?: SessionState;
+}
+
+/** Values (JSON) kept with a conversation, surviving restarts and seen by every instance. */
+export interface SessionState {
+  get(key: string): Promise<unknown>;
+  set(key: string, value: unknown): Promise<void>;
 }
 
 /** One passage of a knowledge file as a search returns it. */
@@ -75,6 +87,11 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType, Output exte
    * tools without one get a generic line built from the result's fields.
    */
   summarize?(result: z.infer<Output>): string;
+  /**
+   * Sample arguments that run on the bundled sample data. The project's output test runs them
+   * and parses each result with `output`, so a new skill is checked without editing the test.
+   */
+  examples?: Record<string, unknown>[];
   /** How the web chat shows a result: tables, charts, side labels (see presentation.ts). `input` is the call's arguments. */
   present?(result: z.infer<Output>, input: z.infer<Input>): PresentationSpec;
 }
