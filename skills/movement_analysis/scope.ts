@@ -1,0 +1,88 @@
+/**
+ * What both movement tools resolve first, through the catalog only: the source, the measure,
+ * its period dimension, the filters (defaults included) and a period side as a condition.
+ * Every unknown name becomes a ToolError with the valid choices, never SQL.
+ */
+import { findDimension, findMeasure, findSource, measureUnit, type Dimension, type Measure, type Source } from '../../src/catalog/catalog.ts';
+import { resolveFilters, type Condition, type FilterInput } from '../../src/catalog/filters.ts';
+import type { Catalog } from '../../src/catalog/catalog.ts';
+import type { WhereCondition } from '../../src/data/sql.ts';
+import { describePeriod } from '../../src/catalog/periods.ts';
+import { ToolError } from '../../src/skills/api.ts';
+
+export type PeriodInput = string | { from: string; to: string };
+
+export interface Scope {
+  source: Source;
+  measure: Measure;
+  unit: string;
+  period: Dimension;
+  /** The local-currency dimension of the measure, grouped by so currencies are never added. */
+  currency: Dimension | undefined;
+  conditions: Condition[];
+  applied: Record<string, unknown>;
+}
+
+/**
+ * Resolves source, measure and filters; refuses a period filter (the sides say the periods).
+ * @throws ToolError unknown_source / unknown_measure / unknown_dimension / invalid_value
+ * @example
+ * resolveScope(catalog, 'fi_reporting', 'amount', { company: '1000' }).currency?.name // 'currency'
+ */
+export function resolveScope(catalog: Catalog, sourceName: string, measureName: string | undefined, filters: FilterInput | undefined): Scope {
+  const source = findSource(catalog, sourceName);
+  const measure = findMeasure(source, measureName ?? source.defaultMeasures[0] ?? [...source.measures.keys()][0]!);
+  const period = [...source.dimensions.values()].find((d) => d.type === 'period');
+  if (!period) {
+    throw new ToolError('unknown_dimension', `Source '${source.name}' has no period dimension, so periods cannot be compared.`, {
+      hint: 'Use a source with a period dimension, e.g. fi_reporting.',
+      details: { source: source.name, dimension: 'period' },
+    });
+  }
+  if (filters && period.name in filters) {
+    throw new ToolError('invalid_value', `Do not filter '${period.name}': the periods are given as period_a and period_b (or periods).`, {
+      hint: 'Remove the period filter and pass the periods as their own arguments.',
+      details: { argument: 'filters', dimension: period.name },
+    });
+  }
+  const resolved = resolveFilters(source, filters);
+  const currency = measure.currencyDimension ? findDimension(source, measure.currencyDimension) : undefined;
+  return { source, measure, unit: measureUnit(measure), period, currency, conditions: resolved.conditions, applied: resolved.applied };
+}
+
+/**
+ * One period side as a condition on the period dimension ("Q4 2024" → a range).
+ * @throws ToolError invalid_value for a text that is no period
+ * @example
+ * sideCondition(scope, 'Q4 2024') // { kind: 'range', from: '2024010', to: '2024012', … }
+ */
+export function sideCondition(scope: Scope, value: PeriodInput): Condition {
+  const resolved = resolveFilters(scope.source, { [scope.period.name]: value }, { applyDefaults: false });
+  return resolved.conditions[0]!;
+}
+
+/** The side as {from, to}, for results and labels. */
+export function sideRange(condition: Condition): { from: string; to: string } {
+  if (condition.kind === 'range') return { from: condition.from ?? '', to: condition.to ?? '' };
+  const values = condition.values.filter((v): v is string => v !== null).sort();
+  return { from: values[0] ?? '', to: values.at(-1) ?? '' };
+}
+
+/** "November 2024", "October 2024–December 2024". */
+export function sideLabel(range: { from: string; to: string }): string {
+  return range.from === range.to ? describePeriod(range.from) : `${describePeriod(range.from)}–${describePeriod(range.to)}`;
+}
+
+/**
+ * Conditions as the data layer's WHERE items (as query_source builds them).
+ * @example
+ * toWhere(scope.conditions) // [{ column: 'compcode', kind: 'in', values: ['1000'] }]
+ */
+export function toWhere(conditions: readonly Condition[]): WhereCondition[] {
+  return conditions.map((c) =>
+    c.kind === 'in' ? { column: c.dimension.column, kind: 'in', values: c.values } : { column: c.dimension.column, kind: 'range', from: c.from, to: c.to },
+  );
+}
+
+/** Amounts to the cent, percentages to two decimals. */
+export const round = (value: number) => Math.round(value * 100) / 100;
