@@ -35,6 +35,26 @@ const period = '2024012';
 const valid = { source: 'fi_reporting' };
 
 /** Every argument of every tool. `comparison_id` is filled in once a real comparison exists. */
+/**
+ * Slots for the tools not listed in slots() (a skill added as one folder): every string in the
+ * arguments of each example the tool declares, replaced by each hostile value in turn.
+ */
+function exampleSlots(): Slot[] {
+  const listed = new Set(slots('cmp_x').map((slot) => slot.tool));
+  const found: Slot[] = [];
+  for (const name of service.registry.names().filter((tool) => !listed.has(tool))) {
+    for (const example of service.registry.get(name)!.tool.examples ?? []) {
+      const visit = (value: unknown, replace: (v: unknown) => Args, at: string) => {
+        if (typeof value === 'string') found.push({ tool: name, argument: at, build: replace });
+        else if (Array.isArray(value)) value.forEach((item, index) => visit(item, (v) => replace(value.map((old, i) => (i === index ? v : old))), `${at}[${index}]`));
+        else if (value && typeof value === 'object') for (const [key, item] of Object.entries(value)) visit(item, (v) => replace({ ...(value as Args), [key]: v }), at ? `${at}.${key}` : key);
+      };
+      visit(example, (v) => v as Args, '');
+    }
+  }
+  return found;
+}
+
 function slots(comparisonId: string): Slot[] {
   const compareBase = { source_a: 'fi_reporting', source_b: 'bpc_reporting', measure: 'amount', filters: { company: '1000', period } };
   const q = (argument: string, build: (v: unknown) => Args, stringsOnly = false): Slot => ({ tool: 'query_source', argument, build, stringsOnly });
@@ -266,12 +286,12 @@ describe('SQL injection through every tool argument', () => {
   it('covers every tool the service offers', async () => {
     const skills = (await (await fetch(`${baseUrl}/skills`)).json()) as { skills: { tools: { name: string }[] }[] };
     const offered = new Set([...skills.skills.flatMap((s) => s.tools.map((t) => t.name)), ...service.registry.names()]);
-    const covered = new Set(slots(comparisonId).map((slot) => slot.tool));
+    const covered = new Set([...slots(comparisonId), ...exampleSlots()].map((slot) => slot.tool));
     expect([...offered].filter((name) => !covered.has(name))).toEqual([]);
   });
 
   it('answers every hostile argument with a result or a structured 4xx, running only bound SELECTs', async () => {
-    const all = slots(comparisonId);
+    const all = [...slots(comparisonId), ...exampleSlots()];
     const jobs: (() => Promise<void>)[] = [];
     const tally = { ok: 0, rejected: 0 };
     for (const slot of all) {
