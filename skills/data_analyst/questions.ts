@@ -5,7 +5,7 @@
  * was asked: a constraint a source cannot take is asked back, never dropped.
  */
 import type { Catalog, Source } from '../../src/catalog/catalog.ts';
-import { errorAnswer, textFormat } from '../../src/skills/answerText.ts';
+import { failedStep, textFormat } from '../../src/skills/answerText.ts';
 import { defineQuestionForm, type CompletedCall, type FilterValue, type PlanStep, type Understanding } from '../../src/skills/api.ts';
 import { scopeOn, sourceFor, sourcesWith } from '../../src/skills/questionScope.ts';
 import { comparisonAnswer, netAnswer, queryAnswer, sourcesAnswer, splitAnswer } from './answers.ts';
@@ -20,7 +20,7 @@ export const listSourcesForm = defineQuestionForm({
   intents: { list_sources: ['sources', 'data sources', 'which sources', 'what sources', 'tables', 'datasets', 'data sets', 'what data', 'which data', 'available data', 'list sources', 'list the sources'] },
   examples: ['Which sources are available?'],
   score: (q) => (q.intents.has('list_sources') && q.sources.length === 0 && Object.keys(q.filters).length === 0 && !q.measure ? 10 : 0),
-  plan: (_q, done) => (done.length === 0 ? { toolCalls: [{ name: 'list_sources', args: {} }] } : failed(done) ?? { answer: sourcesAnswer(done[0]!.result) }),
+  plan: (_q, done) => (done.length === 0 ? { toolCalls: [{ name: 'list_sources', args: {} }] } : failedStep(done) ?? { answer: sourcesAnswer(done[0]!.result) }),
 });
 
 export const queryForm = defineQuestionForm({
@@ -38,7 +38,7 @@ export const queryForm = defineQuestionForm({
     }
     const net = q.intents.has('net');
     // A net across companies is only meaningful in one currency: prefer a source with a group-currency measure.
-    const sourceName = net && !q.sources.length && !q.measure ? (netSource(q, context.catalog) ?? sourceFor(q, context.catalog)) : sourceFor(q, context.catalog);
+    const sourceName = net && !q.sources.length && !q.measure ? (sourceFor(q, context.catalog, [], hasGroupCurrency) ?? sourceFor(q, context.catalog)) : sourceFor(q, context.catalog);
     if (!sourceName) return { clarify: noSourceFor(q, context.catalog) };
     const source = context.catalog.sources.get(sourceName)!;
     const inCurrency = currencyMeasure(source, q.filters, q.measure);
@@ -62,7 +62,7 @@ export const queryForm = defineQuestionForm({
       if (net && listed && !q.groupBy.length) return { toolCalls: [{ name: 'query_source', args }, { name: 'query_source', args: { ...args, dimensions: [listed] } }] };
       return { toolCalls: [{ name: 'query_source', args }] };
     }
-    const failure = failed(done);
+    const failure = failedStep(done);
     if (failure) return failure;
     if (done.length === 2) return { answer: netAnswer(done[0]!.result, done[1]!.result, f) };
     return { answer: queryAnswer(done[0]!.result, f) };
@@ -96,8 +96,8 @@ export const compareSourcesForm = defineQuestionForm({
   },
 });
 
-export const compareVersionsForm = defineQuestionForm({
-  name: 'compare_versions',
+export const compareValuesForm = defineQuestionForm({
+  name: 'compare_values',
   intents: {
     variance: ['what was budgeted', 'and what was budgeted', 'and the budget', 'and budget', 'and plan', 'and the plan', 'miss', 'missed', 'variance', 'variances', 'budget variance', 'over budget', 'under budget', 'against budget', 'vs budget', 'versus budget', 'against plan', 'vs plan', 'plan vs actual', 'budget vs actual', 'actual vs budget', 'on budget', 'on plan', 'within budget', 'from budget', 'from plan', 'how far', 'ahead of budget', 'behind budget', 'below budget', 'above budget', 'missed budget', 'miss budget', 'missed the budget', 'beat budget', 'beat the budget', 'compared to budget', 'compared with budget', 'compared to plan', 'budget gap', 'overrun', 'overspend', 'shortfall', 'short of budget'],
   },
@@ -151,7 +151,7 @@ function comparedDimension(q: Understanding): string | undefined {
   return pairs.length === 1 ? pairs[0]![0] : undefined;
 }
 
-export const questions = [listSourcesForm, queryForm, compareSourcesForm, compareVersionsForm];
+export const questions = [listSourcesForm, queryForm, compareSourcesForm, compareValuesForm];
 
 /** Compare, then explain when they differ, then answer. */
 /**
@@ -161,7 +161,7 @@ export const questions = [listSourcesForm, queryForm, compareSourcesForm, compar
  */
 function comparisonSteps(call: { name: string; args: Record<string, unknown> }, done: readonly CompletedCall[], locale: string, split: string[] = []): PlanStep {
   if (done.length === 0) return { toolCalls: [call] };
-  const failure = failed(done);
+  const failure = failedStep(done);
   if (failure) return failure;
   const first = done[0]!.result;
   const explained = hasDifferences(first);
@@ -179,10 +179,6 @@ function comparisonSteps(call: { name: string; args: Record<string, unknown> }, 
   return { answer: sides.length === 2 ? `${answer}\n${splitAnswer(first, sides[0]!.result, sides[1]!.result, split, f)}` : answer };
 }
 
-function failed(done: readonly CompletedCall[]): PlanStep | undefined {
-  const failure = done.find((call) => call.result?.error);
-  return failure ? { answer: errorAnswer(failure.name, failure.result.error) } : undefined;
-}
 
 function hasDifferences(result: any): boolean {
   const summary = result?.summary;
@@ -221,9 +217,9 @@ function currencyMeasure(source: Source, filters: Record<string, FilterValue>, n
   return { measure: fixed.name, filters: rest };
 }
 
-function netSource(q: Understanding, catalog: Catalog): string | undefined {
-  const fits = [...catalog.sources.values()].filter((source) => [...source.measures.values()].some((m) => m.currency !== undefined));
-  return fits.find((source) => Object.keys(q.filters).every((d) => source.dimensions.has(d)) && q.groupBy.every((d) => source.dimensions.has(d)))?.name;
+/** A source with a measure in one fixed currency (the group currency). */
+function hasGroupCurrency(source: Source): boolean {
+  return [...source.measures.values()].some((m) => m.currency !== undefined);
 }
 
 function noSourceFor(q: Understanding, catalog: Catalog): string {

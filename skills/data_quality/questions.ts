@@ -3,7 +3,7 @@
  * records ("why is December doubled?"), blank values ("lines that lack a profit centre") and
  * periods that stand out ("which month sticks out?"), each checked in one source.
  */
-import { errorAnswer, textFormat } from '../../src/skills/answerText.ts';
+import { failedStep, textFormat } from '../../src/skills/answerText.ts';
 import { defineQuestionForm, type CompletedCall, type PlannedCall, type PlanStep, type Understanding } from '../../src/skills/api.ts';
 import { scopeOn, sourceFor } from '../../src/skills/questionScope.ts';
 import type { Catalog } from '../../src/catalog/catalog.ts';
@@ -21,7 +21,7 @@ export const duplicatesForm = defineQuestionForm({
     const call = withScope(q, context.catalog, 'find_duplicates', ['document', 'document_line']);
     if ('clarify' in call) return call;
     if (done.length === 0) return { toolCalls: [call] };
-    const failure = failed(done);
+    const failure = failedStep(done);
     if (failure) return failure;
     const duplicates = done[0]!.result;
     // "Why is it too high?" with no duplicates: does the period stand out against the others at all?
@@ -48,7 +48,7 @@ export const blanksForm = defineQuestionForm({
     if (scope.problem) return { clarify: scope.problem };
     const call = { name: 'find_blank_values', args: { source: sourceName, ...(dimensions.length ? { dimensions } : {}), ...(Object.keys(scope.filters).length ? { filters: scope.filters } : {}) } };
     if (done.length === 0) return { toolCalls: [call] };
-    return failed(done) ?? { answer: blanksAnswer(done[0]!.result, textFormat(context.locale)) };
+    return failedStep(done) ?? { answer: blanksAnswer(done[0]!.result, textFormat(context.locale)) };
   },
 });
 
@@ -64,7 +64,7 @@ export const outliersForm = defineQuestionForm({
     if (!call) return { clarify: 'No source has periods to compare.' };
     if ('clarify' in call) return call;
     if (done.length === 0) return { toolCalls: [call] };
-    const failure = failed(done);
+    const failure = failedStep(done);
     if (failure) return failure;
     // The top outlier was loaded by more load requests than usual: look for the duplicated load there.
     const follow = done.length === 1 ? duplicatesForOutlier(done[0]!) : undefined;
@@ -114,7 +114,3 @@ function duplicatesForOutlier(call: CompletedCall): PlannedCall | undefined {
   return { name: 'find_duplicates', args: { source: result.source, filters } };
 }
 
-function failed(done: readonly CompletedCall[]): PlanStep | undefined {
-  const failure = done.find((call) => call.result?.error);
-  return failure ? { answer: errorAnswer(failure.name, failure.result.error) } : undefined;
-}

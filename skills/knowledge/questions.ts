@@ -3,7 +3,7 @@
  * load?", "how does currency translation work?", "what does ADJ_MANUAL mean?". The answer
  * quotes the best passage and cites where it comes from; it never states a figure.
  */
-import { errorAnswer } from '../../src/skills/answerText.ts';
+import { failedStep } from '../../src/skills/answerText.ts';
 import { defineQuestionForm } from '../../src/skills/api.ts';
 
 const MAX_QUOTED_CHARACTERS = 700;
@@ -21,8 +21,9 @@ export const knowledgeForm = defineQuestionForm({
   freeText: true,
   plan: (q, done) => {
     if (done.length === 0) return { toolCalls: [{ name: 'search_knowledge', args: { query: q.text.slice(0, 500), limit: 2 } }] };
+    const failure = failedStep(done);
+    if (failure) return failure;
     const result = done[0]!.result;
-    if (result.error) return { answer: errorAnswer(done[0]!.name, result.error) };
     const best = result.results?.[0];
     if (!best) return { answer: 'I found nothing about that in the knowledge files, and it is not a question about the data I can read. Ask "what can you do?" to see the questions I answer.' };
     const text = best.text.length > MAX_QUOTED_CHARACTERS ? `${withoutLastWord(best.text.slice(0, MAX_QUOTED_CHARACTERS))} …` : best.text;

@@ -6,15 +6,14 @@
  */
 import type { Catalog, Source } from '../../src/catalog/catalog.ts';
 import { formatPeriod } from '../../src/catalog/periods.ts';
-import { defineQuestionForm, errorAnswer, scopeOn, sourceFor, textFormat, type CompletedCall, type FilterValue, type PlanStep, type Understanding } from '../../src/skills/api.ts';
+import { defineQuestionForm, failedStep, scopeOn, sourceFor, textFormat, type CompletedCall, type FilterValue, type PlanStep, type Understanding } from '../../src/skills/api.ts';
 import { movementAnswer, trendAnswer } from './answers.ts';
 
 type Side = string | { from: string; to: string };
 
 /** Questions that belong to another skill's checks or to the knowledge search. */
 const otherKind = (q: Understanding) => ['duplicates', 'blanks', 'outliers', 'meaning', 'compare', 'variance'].some((intent) => q.intents.has(intent)) || q.sources.length > 1;
-/** "month-over-month" is read by the core as its trend phrase, so the text is checked too. */
-const monthOverMonth = (q: Understanding) => q.intents.has('month_over_month') || /\bmonth[\s-]+(?:over|on)[\s-]+month\b/i.test(q.text);
+const monthOverMonth = (q: Understanding) => q.intents.has('month_over_month');
 /** A trend question (month over month) rather than a comparison of two sides. */
 const asksTrend = (q: Understanding) => monthOverMonth(q) && !q.intents.has('movement') && !q.intents.has('quarter_over_quarter') && q.periods.length < 2;
 
@@ -23,7 +22,7 @@ export const comparePeriodsForm = defineQuestionForm({
   intents: {
     movement: ['drove the change', 'drove the increase', 'drove the decrease', 'drove the drop', 'drove the rise', 'drove the growth', 'drove the movement', 'what drove', 'movers', 'top movers', 'biggest movers', 'largest movers', 'movement', 'movements', 'moved', 'change', 'changes', 'changed', 'period over period', 'bridge'],
     quarter_over_quarter: ['quarter over quarter', 'quarter on quarter', 'qoq'],
-    month_over_month: ['month on month', 'mom'],
+    month_over_month: ['month over month', 'month on month', 'mom'],
   },
   examples: ['What drove the change in revenue from November to December?', 'Top movers by account quarter over quarter for company 2000'],
   score: (q) => (!otherKind(q) && !asksTrend(q) && (q.intents.has('movement') || q.intents.has('quarter_over_quarter') || monthOverMonth(q)) ? 9 : 0),
@@ -46,7 +45,7 @@ export const comparePeriodsForm = defineQuestionForm({
       ...(Object.keys(scope.filters).length ? { filters: scope.filters } : {}),
     };
     if (done.length === 0) return { toolCalls: [{ name: 'compare_periods', args }] };
-    return failed(done) ?? { answer: movementAnswer(done[0]!.result, textFormat(context.locale), sides.assumed) };
+    return failedStep(done) ?? { answer: movementAnswer(done[0]!.result, textFormat(context.locale), sides.assumed) };
   },
 });
 
@@ -68,7 +67,7 @@ export const periodTrendForm = defineQuestionForm({
       ...(Object.keys(scope.filters).length ? { filters: scope.filters } : {}),
     };
     if (done.length === 0) return { toolCalls: [{ name: 'period_trend', args }] };
-    return failed(done) ?? { answer: trendAnswer(done[0]!.result, textFormat(context.locale)) };
+    return failedStep(done) ?? { answer: trendAnswer(done[0]!.result, textFormat(context.locale)) };
   },
 });
 
@@ -125,7 +124,3 @@ function defaultSplit(source: Source, filters: Record<string, FilterValue>): str
   return candidate ? [candidate] : [];
 }
 
-function failed(done: readonly CompletedCall[]): PlanStep | undefined {
-  const failure = done.find((call) => call.result?.error);
-  return failure ? { answer: errorAnswer(failure.name, failure.result.error) } : undefined;
-}

@@ -127,3 +127,14 @@ export function countText(count: number, noun: string): string {
 export function errorAnswer(toolName: string, error: Json): string {
   return `I could not answer with ${toolName}: ${error.message}${error.hint ? ` ${error.hint}` : ''}`;
 }
+
+/**
+ * The answer when a call of this turn failed: its error, said plainly; undefined when none did.
+ *
+ * @example
+ * return failedStep(done) ?? { answer: totalAnswer(done[0]!.result) };
+ */
+export function failedStep(done: readonly { name: string; result: any }[]): { answer: string } | undefined {
+  const failure = done.find((call) => call.result?.error);
+  return failure ? { answer: errorAnswer(failure.name, failure.result.error) } : undefined;
+}

@@ -17,7 +17,7 @@ export { ToolError } from '../errors/index.ts';
 export { MAX_NAME_CHARS, MAX_VALUE_CHARS, nameArgument, valueArgument } from '../shared/inputLimits.ts';
 export { defineQuestionForm } from './questionForms.ts';
 export { humanize, plural } from './presentation.ts';
-export { describeFilters, errorAnswer, sideLabels, textFormat, type TextFormat } from './answerText.ts';
+export { describeFilters, errorAnswer, failedStep, sideLabels, textFormat, type TextFormat } from './answerText.ts';
 export { scopeOn, sourceFor } from './questionScope.ts';
 export type { ChartSpec, ColumnRole, ColumnSpec, PresentationSpec, SeriesSpec, SidesSpec, ViewSpec } from './presentation.ts';
 export type { CompletedCall, FilterValue, FormContext, PlanStep, PlannedCall, QuestionForm, Understanding } from './questionForms.ts';

@@ -8,18 +8,19 @@ import type { FilterValue, Understanding } from './questionForms.ts';
 
 /**
  * The named source, else the first one that has every dimension the question filters or
- * groups by (and the extra ones given); a filter on the value a source implies fits it.
+ * groups by (and the extra ones given), among those `accept` allows; a filter on the value a
+ * source implies fits it.
  *
  * @example
  * sourceFor(question, catalog, ['document', 'document_line']) // 'fi_reporting'
  */
-export function sourceFor(question: Understanding, catalog: Catalog, needed: string[] = []): string | undefined {
+export function sourceFor(question: Understanding, catalog: Catalog, needed: string[] = [], accept: (source: Source) => boolean = () => true): string | undefined {
   if (question.sources[0]) return question.sources[0];
   const filtered = Object.keys(question.filters);
   const stored = [...question.groupBy, ...needed];
   const sources = [...catalog.sources.values()];
   // A filter on an implied value fits (FI is all ACTUAL); grouping and checks need the stored dimension.
-  return sources.find((source) => filtered.every((d) => source.dimensions.has(d) || source.implied[d] === question.filters[d]) && stored.every((d) => source.dimensions.has(d)))?.name;
+  return sources.find((source) => accept(source) && filtered.every((d) => source.dimensions.has(d) || source.implied[d] === question.filters[d]) && stored.every((d) => source.dimensions.has(d)))?.name;
 }
 
 /**

@@ -43,13 +43,13 @@ export function stateOf(question: Understanding, form: string): ConversationStat
  * // previous: total amount in fi_reporting for company 1000, December 2024; reading: "and for 2000?"
  * resolve(reading, previous).filters // { company: '2000', period: '2024012' }
  */
-export function resolve(reading: Reading, previous: ConversationState | undefined): { question: Understanding; inherited: boolean } {
+export function resolve(reading: Reading, previous: ConversationState | undefined): Understanding {
   // A question stands alone when it names what to read (sources or constraints) and its own kind,
   // measure or grouping, or names sources without a follow-up opener. "Split by group account"
   // names only a grouping: it is about the question before.
   const standsAlone = reading.sources.length > 0 || Object.keys(reading.filters).some((name) => name !== 'version' && name !== 'period');
   const fresh = standsAlone && (reading.complete || (reading.sources.length > 0 && !reading.elliptical));
-  if (!previous || fresh) return { question: reading, inherited: false };
+  if (!previous || fresh) return reading;
   const before = previous.question;
   const filters = { ...before.filters, ...reading.filters };
   // "and at September?" after a year-to-date question: year to date at September.
@@ -62,18 +62,15 @@ export function resolve(reading: Reading, previous: ConversationState | undefine
   // A new version replaces the versions compared; a new period replaces the periods compared.
   if (reading.versions.length && !reading.filters.version) delete filters.version;
   return {
-    inherited: true,
-    question: {
-      text: reading.text,
-      sources,
-      measure: reading.measure ?? before.measure,
-      filters,
-      groupBy: reading.groupBy.length ? reading.groupBy : before.groupBy,
-      dimensions: reading.dimensions.length ? reading.dimensions : before.dimensions,
-      versions: reading.versions.length >= 2 || (reading.versions.length === 1 && before.versions.length < 2) ? reading.versions : before.versions,
-      periods: reading.periods.length ? reading.periods : before.periods,
-      intents,
-      unknown: reading.unknown,
-    },
+    text: reading.text,
+    sources,
+    measure: reading.measure ?? before.measure,
+    filters,
+    groupBy: reading.groupBy.length ? reading.groupBy : before.groupBy,
+    dimensions: reading.dimensions.length ? reading.dimensions : before.dimensions,
+    versions: reading.versions.length >= 2 || (reading.versions.length === 1 && before.versions.length < 2) ? reading.versions : before.versions,
+    periods: reading.periods.length ? reading.periods : before.periods,
+    intents,
+    unknown: reading.unknown,
   };
 }

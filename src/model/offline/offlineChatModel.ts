@@ -27,6 +27,8 @@ export interface OfflineChatModelOptions extends BaseChatModelParams {
   forms?: readonly QuestionForm[];
   /** Names of the tools bound with bindTools; the forms only call these. */
   toolNames?: string[];
+  /** The vocabulary of `catalog` and `forms`, when already built (bindTools passes it on). */
+  vocabulary?: Vocabulary;
 }
 
 /** Chooses, in a turn, the form and the question it answers. */
@@ -50,7 +52,7 @@ export class OfflineChatModel extends BaseChatModel {
     this.catalog = options.catalog;
     this.forms = options.forms ?? [];
     this.toolNames = options.toolNames ?? [];
-    this.vocabulary = buildVocabulary(this.catalog, this.forms);
+    this.vocabulary = options.vocabulary ?? buildVocabulary(this.catalog, this.forms);
   }
 
   _llmType(): string {
@@ -60,7 +62,7 @@ export class OfflineChatModel extends BaseChatModel {
   /** Returns a model that may call the given tools (OpenAI function format or named tools). */
   override bindTools(tools: ToolDefinitionLike[]): OfflineChatModel {
     const names = tools.map((tool) => tool.function?.name ?? tool.name).filter((name): name is string => typeof name === 'string');
-    return new OfflineChatModel({ catalog: this.catalog, forms: this.forms, toolNames: names });
+    return new OfflineChatModel({ catalog: this.catalog, forms: this.forms, toolNames: names, vocabulary: this.vocabulary });
   }
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
@@ -127,12 +129,11 @@ export class OfflineChatModel extends BaseChatModel {
       const opening = reading.intents.has('thanks') && !reading.intents.has('capabilities') ? "You're welcome. If you have another question, these are the kinds I answer:" : undefined;
       return { ...none, reply: capabilitiesReply(this.forms, this.catalog, opening) };
     }
-    const { question, inherited } = resolve(reading, previous);
+    const question = resolve(reading, previous);
     // "and for 2000?" with nothing before it: for 2000 of what?
     if (!previous && reading.elliptical && reading.sources.length === 0 && !reading.complete) {
       return { ...none, reply: `What should I look at${Object.keys(reading.filters).length ? ` for ${describeUnderstanding(reading)}` : ''}? This conversation has no earlier question to continue; ask the whole question, e.g. "total amount in fi_reporting for company 2000 in Q2 2024".` };
     }
-    void inherited;
     const ranked = this.forms
       .map((form) => ({ form, score: form.score(question, this.catalog) }))
       .filter((entry) => entry.score > 0)

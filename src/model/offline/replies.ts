@@ -5,7 +5,7 @@
  */
 import type { Catalog } from '../../catalog/catalog.ts';
 import { closestMatch } from '../../shared/closestMatch.ts';
-import { describeValue } from '../../skills/answerText.ts';
+import { describeFilters } from '../../skills/answerText.ts';
 import type { QuestionForm, Understanding } from '../../skills/questionForms.ts';
 import type { Vocabulary } from './vocabulary.ts';
 
@@ -22,7 +22,8 @@ export function describeUnderstanding(question: Understanding): string {
   const parts: string[] = [];
   if (question.sources.length) parts.push(`source${question.sources.length > 1 ? 's' : ''} ${question.sources.join(' and ')}`);
   if (question.measure) parts.push(`measure ${question.measure}`);
-  for (const [name, value] of Object.entries(question.filters)) parts.push(`${name.replace(/_/g, ' ')} ${describeValue(name, value)}`);
+  const filters = describeFilters(question.filters);
+  if (filters) parts.push(filters);
   if (question.groupBy.length) parts.push(`by ${question.groupBy.map((d) => d.replace(/_/g, ' ')).join(' and ')}`);
   return parts.join(', ');
 }

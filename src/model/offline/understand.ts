@@ -8,7 +8,7 @@
 import type { FilterValue, Understanding } from '../../skills/questionForms.ts';
 import { readPeriod, type PeriodValue } from './periodReader.ts';
 import { MAX_QUESTION_CHARACTERS, spellingOf, tokenize } from './tokens.ts';
-import { longestPhrase, type Vocabulary } from './vocabulary.ts';
+import { longestPhrase, shapeOf, type Vocabulary } from './vocabulary.ts';
 import { actionLeadIns, actionPhrases, actionVerbs, fillerWords, followUpOpeners } from './words.ts';
 
 /** Words a finished question does not end on. */
@@ -107,7 +107,7 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
           if (measure === undefined || (measureIsGeneric && !meaning.generic)) [measure, measureIsGeneric] = [meaning.name, meaning.generic];
           break;
         case 'intent':
-          intents.add(meaning.name);
+          for (const name of meaning.names) intents.add(name);
           break;
         case 'relative_period':
           relativePeriods.push(phrase.words.join(' '));
@@ -187,11 +187,6 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     complete: kindIntents.length > 0 || measure !== undefined || groupBy.length > 0,
     elliptical: (followUpOpeners.has(words[0] ?? '') || ((words[0] === 'what' || words[0] === 'how') && words[1] === 'about')) && words.length <= 12,
   };
-}
-
-/** "PC2020" → "PC9999": letters kept, digits masked, so codes of one family share a shape. */
-export function shapeOf(code: string): string {
-  return code.toUpperCase().replace(/\d/g, '9');
 }
 
 function isKnown(word: string, vocabulary: Vocabulary): boolean {

@@ -14,7 +14,7 @@ export type Meaning =
   | { kind: 'dimension'; name: string }
   | { kind: 'value'; dimension: string; values: string[] }
   | { kind: 'measure'; name: string; generic: boolean }
-  | { kind: 'intent'; name: string }
+  | { kind: 'intent'; names: string[] }
   | { kind: 'group' }
   | { kind: 'relative_period' }
   | { kind: 'not_held'; reason: string };
@@ -60,9 +60,14 @@ export function buildVocabulary(catalog: Catalog, forms: readonly QuestionForm[]
     if (words.length === 0) return;
     const key = words.join(' ');
     const existing = phrases.get(key);
-    // One label for several values ("intercompany" on both intercompany accounts): all of them.
+    // One label for several values ("intercompany" on both intercompany accounts), or one phrase
+    // for several intents ("month over month": the core's trend and a form's own): all of them.
     if (existing?.meaning.kind === 'value' && meaning.kind === 'value' && existing.meaning.dimension === meaning.dimension) {
       existing.meaning.values = [...new Set([...existing.meaning.values, ...meaning.values])];
+      return;
+    }
+    if (existing?.meaning.kind === 'intent' && meaning.kind === 'intent') {
+      existing.meaning.names = [...new Set([...existing.meaning.names, ...meaning.names])];
       return;
     }
     if (!existing || priority(meaning) < priority(existing.meaning)) phrases.set(key, { words, meaning });
@@ -78,7 +83,7 @@ export function buildVocabulary(catalog: Catalog, forms: readonly QuestionForm[]
         add(code, { kind: 'value', dimension: dimension.name, values: [code] });
         valueCodes.add(code.toLowerCase());
         if (/\d/.test(code) && /[A-Za-z]/.test(code)) {
-          const shape = code.toUpperCase().replace(/\d/g, '9');
+          const shape = shapeOf(code);
           codeShapes.set(shape, [...new Set([...(codeShapes.get(shape) ?? []), dimension.name])]);
         }
       }
@@ -92,8 +97,8 @@ export function buildVocabulary(catalog: Catalog, forms: readonly QuestionForm[]
     }
   }
   for (const subject of catalog.notHeld) for (const term of subject.terms) add(term, { kind: 'not_held', reason: subject.reason });
-  for (const [intent, words] of Object.entries(coreIntents)) for (const word of words) add(word, { kind: 'intent', name: intent });
-  for (const form of forms) for (const [intent, words] of Object.entries(form.intents ?? {})) for (const word of words) add(word, { kind: 'intent', name: intent });
+  for (const [intent, words] of Object.entries(coreIntents)) for (const word of words) add(word, { kind: 'intent', names: [intent] });
+  for (const form of forms) for (const [intent, words] of Object.entries(form.intents ?? {})) for (const word of words) add(word, { kind: 'intent', names: [intent] });
   for (const marker of groupMarkers) add(marker, { kind: 'group' });
   for (const phrase of relativePeriodPhrases) add(phrase, { kind: 'relative_period' });
 
@@ -121,6 +126,11 @@ function defaultYear(catalog: Catalog): number {
   );
   const valid = years.filter(Number.isFinite);
   return valid.length ? Math.max(...valid) : new Date().getFullYear();
+}
+
+/** "PC2020" → "PC9999": letters kept, digits masked, so codes of one family share a shape. */
+export function shapeOf(code: string): string {
+  return code.toUpperCase().replace(/\d/g, '9');
 }
 
 /**
