@@ -17,7 +17,7 @@ import { comparisonOutput } from './schemas.ts';
 import { describeComparison } from './summaries.ts';
 import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { DEFAULT_TOP_DIFFERENCES } from './limits.ts';
-import { toWhere } from './querySource.ts';
+import { toWhere } from '../../src/catalog/filters.ts';
 
 /** compare_sources arguments; explain_difference accepts them too. */
 export const compareInput = z.strictObject({

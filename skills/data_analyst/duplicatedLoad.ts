@@ -12,7 +12,7 @@ import { roundAmount } from '../../src/data/reconciliation.ts';
 import type { WhereCondition } from '../../src/data/sql.ts';
 import type { ToolContext } from '../../src/skills/api.ts';
 import type { CompareArguments } from './compareSources.ts';
-import { toWhere } from './querySource.ts';
+import { toWhere } from '../../src/catalog/filters.ts';
 
 /** Keys checked on the other side, examples listed, and the least share of the gap worth reporting. */
 const KEYS_CHECKED = 20;

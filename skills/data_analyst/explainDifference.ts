@@ -6,11 +6,12 @@
  * requests, a uniform rate, and a value of a one-sided dimension (load request, audit trail…)
  * that carries exactly the gap.
  */
+import { sideLabels } from '../../src/skills/answerText.ts';
 import { z } from 'zod';
-import { findSource, type Source } from '../../src/catalog/catalog.ts';
+import { findSource, periodDimension, type Source } from '../../src/catalog/catalog.ts';
 import { refuseReservedKeys, type FilterInput } from '../../src/catalog/filters.ts';
 import { nameArgument, valueArgument } from '../../src/shared/inputLimits.ts';
-import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { defineTool, ToolError } from '../../src/skills/api.ts';
 import { compare, compareInput, type CompareArguments, type ComparisonResult } from './compareSources.ts';
 import { recallComparison } from './comparisonStore.ts';
 import { findDuplicatedLoad, loadDimension } from './duplicatedLoad.ts';
@@ -71,7 +72,7 @@ export const explainDifference = defineTool({
     const targets = [{ difference: gap.difference }, ...(items?.drivers ?? []).map((item) => ({ difference: item.difference, key: itemKey(item, items!) }))];
     const oneSided = await findOneSidedCauses(scoped, args.dimensions, targets, sourceA, sourceB, context);
     const rows = mode === 'net' ? { aligned: overview.summary.aligned_rows, differing: differingRows(overview.summary) } : undefined;
-    const [nameA, nameB] = [sideLabel(base, 'a'), sideLabel(base, 'b')];
+    const [nameA, nameB] = sideLabels(base);
     return {
       key,
       target: mode,
@@ -140,7 +141,7 @@ function businessDimensions(ranked: RankedDimension[], a: Source, b: Source): Ra
  * they can still vary; in catalog order, so items read "period 2024009, group account G5100000".
  */
 function itemDimensions(lead: string, alignOn: string[], candidates: string[], a: Source): string[] {
-  const period = [...a.dimensions.values()].find((d) => d.type === 'period')?.name;
+  const period = periodDimension(a)?.name;
   const wanted = new Set([lead, ...alignOn, ...(period ? [period] : [])]);
   return [...a.dimensions.keys()].filter((d) => wanted.has(d) && candidates.includes(d));
 }
@@ -154,12 +155,7 @@ function differingRows(summary: ComparisonResult['summary']): number {
 }
 
 /** "fi_reporting", or "consolidation_mart BUDGET" when both sides are one source. */
-function sideLabel(args: CompareArguments, side: 'a' | 'b'): string {
-  const name = side === 'a' ? args.source_a : args.source_b;
-  if (args.source_a !== args.source_b) return name;
-  const own = Object.values((side === 'a' ? args.filters_a : args.filters_b) ?? {}).map((v) => (Array.isArray(v) ? v.join('+') : String(v)));
-  return own.length ? `${name} ${own.join(', ')}` : `${name} (${side})`;
-}
+
 
 function describeKey(key: Key): string {
   return Object.entries(key).map(([name, value]) => `${name.replace(/_/g, ' ')} ${value ?? '(blank)'}`).join(', ') || 'the whole scope';

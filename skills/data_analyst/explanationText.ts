@@ -3,6 +3,8 @@
  * breakdown points to, then the figures behind it. Every figure comes from the breakdown.
  */
 import { formatAmount } from '../../src/shared/format.ts';
+import { listOf as listText } from '../../src/skills/answerText.ts';
+import { plural } from '../../src/skills/presentation.ts';
 import type { DuplicatedLoad } from './duplicatedLoad.ts';
 import type { Contribution, Items, RankedDimension } from './gapBreakdown.ts';
 import type { OneSided } from './oneSidedCauses.ts';
@@ -33,8 +35,6 @@ const LISTED = 3;
 const label = (name: string) => name.replace(/_/g, ' ');
 const value = (v: string | number | null | undefined) => (v === null || v === undefined ? '(blank)' : String(v));
 const signed = (amount: number, currency: string | null) => `${amount > 0 ? '+' : ''}${formatAmount(amount, currency)}`;
-const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
-const listText = (items: string[]) => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
 
 /**
  * The kind of cause a breakdown points to, most specific first.

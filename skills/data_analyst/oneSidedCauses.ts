@@ -7,7 +7,7 @@ import type { Source } from '../../src/catalog/catalog.ts';
 import { resolveFilters } from '../../src/catalog/filters.ts';
 import type { ToolContext } from '../../src/skills/api.ts';
 import type { CompareArguments } from './compareSources.ts';
-import { toWhere } from './querySource.ts';
+import { toWhere } from '../../src/catalog/filters.ts';
 
 /** The most values a one-sided dimension may have to be scanned. */
 const MAX_ONE_SIDED_VALUES = 50;

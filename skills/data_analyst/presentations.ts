@@ -4,13 +4,13 @@
  * names them from `sides`, in its locale). Specs point at the result's lists (`rowsAt`) rather
  * than copying them, so a call's payload does not grow.
  */
+import { isObject } from '../../src/shared/messageText.ts';
 import { humanize, plural, type ColumnSpec, type PresentationSpec, type SidesSpec, type ViewSpec } from '../../src/skills/api.ts';
 
 type Row = Record<string, unknown>;
-const isRecord = (value: unknown): value is Row => typeof value === 'object' && value !== null && !Array.isArray(value);
 const unique = <T>(values: readonly T[]): T[] => [...new Set(values)];
-const records = (list: unknown): Row[] => (Array.isArray(list) ? list.filter(isRecord) : []);
-const nameOf = (measure: unknown): string | undefined => (typeof measure === 'string' ? measure : isRecord(measure) && typeof measure.name === 'string' ? measure.name : undefined);
+const records = (list: unknown): Row[] => (Array.isArray(list) ? list.filter(isObject) : []);
+const nameOf = (measure: unknown): string | undefined => (typeof measure === 'string' ? measure : isObject(measure) && typeof measure.name === 'string' ? measure.name : undefined);
 
 /** The value columns of a comparison's rows: side a, side b, the difference, its percentage and status. */
 const SIDE_COLUMNS: ColumnSpec[] = [
@@ -30,14 +30,14 @@ const SIDE_COLUMNS: ColumnSpec[] = [
  */
 export function sidesOf(record: Row, comparisonId?: string): SidesSpec {
   const measure = record.measure;
-  const measureA = nameOf(record.measure_a) ?? (isRecord(measure) ? nameOf(measure.a) : undefined);
-  const measureB = nameOf(record.measure_b) ?? (isRecord(measure) ? nameOf(measure.b) : undefined);
+  const measureA = nameOf(record.measure_a) ?? (isObject(measure) ? nameOf(measure.a) : undefined);
+  const measureB = nameOf(record.measure_b) ?? (isObject(measure) ? nameOf(measure.b) : undefined);
   return {
     ...(comparisonId ? { comparison_id: comparisonId } : {}),
     ...(typeof record.source_a === 'string' ? { source_a: record.source_a } : {}),
     ...(typeof record.source_b === 'string' ? { source_b: record.source_b } : {}),
-    ...(isRecord(record.filters_a) ? { filters_a: record.filters_a } : {}),
-    ...(isRecord(record.filters_b) ? { filters_b: record.filters_b } : {}),
+    ...(isObject(record.filters_a) ? { filters_a: record.filters_a } : {}),
+    ...(isObject(record.filters_b) ? { filters_b: record.filters_b } : {}),
     ...(measureA ? { measure_a: measureA } : {}),
     ...(measureB ? { measure_b: measureB } : {}),
   };
@@ -80,7 +80,7 @@ export function differencesView(list: unknown, rowsAt: (string | number)[], titl
 
 /** "12 aligned rows: 2 minor, 10 major". */
 function summaryLine(summary: unknown): string {
-  if (!isRecord(summary)) return '';
+  if (!isObject(summary)) return '';
   const words: [string, string][] = [
     ['match', 'match'],
     ['minor_diff', 'minor'],
@@ -99,7 +99,7 @@ function summaryLine(summary: unknown): string {
  * presentComparison(result, args).views.map((view) => view.title) // ['{a} vs {b}: totals', '{a} vs {b}: largest differences']
  */
 export function presentComparison(result: Row, input: Row): PresentationSpec {
-  const summary = isRecord(result.summary) ? result.summary : {};
+  const summary = isObject(result.summary) ? result.summary : {};
   const totals = records(summary.totals);
   const views: ViewSpec[] = [];
   if (totals.length) {
@@ -179,7 +179,7 @@ export function presentQuery(result: Row, input: Row): PresentationSpec {
 /** The caption and sides of a call about an earlier comparison: by its id, or by the comparison's arguments. */
 function comparisonReference(input: Row, result: Row): Pick<PresentationSpec, 'caption' | 'sides'> {
   const id = typeof input.comparison_id === 'string' ? input.comparison_id : typeof result.comparison_id === 'string' ? result.comparison_id : undefined;
-  if (isRecord(input.comparison) && 'source_a' in input.comparison && 'source_b' in input.comparison) {
+  if (isObject(input.comparison) && 'source_a' in input.comparison && 'source_b' in input.comparison) {
     return { caption: typeof input.comparison_id === 'string' ? input.comparison_id : '{a} vs {b}', sides: sidesOf(input.comparison, id) };
   }
   return { caption: id ?? '', sides: sidesOf(result, id) };
@@ -195,7 +195,7 @@ export function presentExplanation(result: Row, input: Row): PresentationSpec {
   const explanation = typeof result.explanation === 'string' ? [result.explanation] : [];
   const byDimension = Array.isArray(result.by_dimension) ? result.by_dimension : [];
   byDimension.forEach((dimension: unknown, index) => {
-    if (!isRecord(dimension) || typeof dimension.dimension !== 'string' || !records(dimension.values).length) return;
+    if (!isObject(dimension) || typeof dimension.dimension !== 'string' || !records(dimension.values).length) return;
     const name = dimension.dimension;
     const first = views.length === 0;
     views.push({
@@ -249,7 +249,7 @@ export function presentDifferences(result: Row, input: Row): PresentationSpec {
 export function presentSources(result: Row): PresentationSpec {
   const sources = records(result.sources);
   if (!sources.length) return { views: [] };
-  const names = (list: unknown) => (Array.isArray(list) ? list.map((item) => (isRecord(item) ? item.name : item)).join(', ') : '');
+  const names = (list: unknown) => (Array.isArray(list) ? list.map((item) => (isObject(item) ? item.name : item)).join(', ') : '');
   const rows = sources.map((source) => ({ name: source.name, description: source.description, dimensions: names(source.dimensions), measures: names(source.measures) }));
   const columns: ColumnSpec[] = ['name', 'description', 'dimensions', 'measures'].map((key) => ({ key, role: 'dimension' }));
   return { views: [{ title: 'Sources', subtitle: plural(rows.length, 'source'), rows, columns, notes: [], csvName: ['sources'] }] };

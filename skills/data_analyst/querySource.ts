@@ -4,8 +4,7 @@
  */
 import { z } from 'zod';
 import { findDimension, findMeasure, findSource, measureUnit, type Measure, type Source } from '../../src/catalog/catalog.ts';
-import { filtersSchema, resolveFilters, type Condition } from '../../src/catalog/filters.ts';
-import type { WhereCondition } from '../../src/data/sql.ts';
+import { filtersSchema, resolveFilters, toWhere } from '../../src/catalog/filters.ts';
 import { roundAmount } from '../../src/data/reconciliation.ts';
 import { defineTool, ToolError } from '../../src/skills/api.ts';
 import { presentQuery } from './presentations.ts';
@@ -141,13 +140,6 @@ function invalidOrder(field: string, fields: string[]): ToolError {
   });
 }
 
-export function toWhere(conditions: readonly Condition[]): WhereCondition[] {
-  return conditions.map((c) =>
-    c.kind === 'in'
-      ? { column: c.dimension.column, kind: 'in', values: c.values }
-      : { column: c.dimension.column, kind: 'range', from: c.from, to: c.to },
-  );
-}
 
 function roundMeasures(row: Record<string, string | number | null>, measures: Measure[]) {
   const copy = { ...row };

@@ -3,6 +3,7 @@
  * values and unusual periods, with the records to correct. Every figure comes from a result.
  */
 import { countText, listOf, type TextFormat } from '../../src/skills/answerText.ts';
+import { times } from './scope.ts';
 
 type Json = Record<string, any>;
 
@@ -11,7 +12,6 @@ const MAX_LISTED_ROWS = 15;
 // ---------------------------------------------------------------------------------------------
 // Data quality (the data_quality skill)
 
-const times = (count: number) => (count === 1 ? 'once' : count === 2 ? 'twice' : `${count} times`);
 
 /** "December 2024 for company 1000": the period first, then the other dimensions. */
 function placeText(values: Json, names: string[], f: TextFormat): string {

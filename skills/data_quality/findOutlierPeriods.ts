@@ -17,7 +17,8 @@ import { outliersOutput } from './schemas.ts';
 import { formatAmount } from '../../src/shared/format.ts';
 import { DEFAULT_OUTLIER_THRESHOLD, DEFAULT_OUTLIERS, MAX_OUTLIERS, MAX_PERIOD_ROWS, MIN_DEVIATION_PERCENT, MIN_PERIODS } from './limits.ts';
 import { median, scoreSeries, type ScoredPoint } from './outliers.ts';
-import { describeValues, listText, named, periodDimension, plural, resolveDimensions, resolveScope, technicalDimensions } from './scope.ts';
+import { periodDimension } from '../../src/catalog/catalog.ts';
+import { describeValues, listText, named, plural, resolveDimensions, resolveScope, technicalDimensions } from './scope.ts';
 
 const input = z.strictObject({
   source: nameArgument().describe('source name from list_sources, e.g. fi_reporting'),

@@ -4,9 +4,9 @@
  * periods that stand out ("which month sticks out?"), each checked in one source.
  */
 import { failedStep, textFormat } from '../../src/skills/answerText.ts';
-import { defineQuestionForm, type CompletedCall, type PlannedCall, type PlanStep, type Understanding } from '../../src/skills/api.ts';
+import { defineQuestionForm, type CompletedCall, type PlannedCall, type Understanding } from '../../src/skills/api.ts';
 import { scopeOn, sourceFor } from '../../src/skills/questionScope.ts';
-import type { Catalog } from '../../src/catalog/catalog.ts';
+import { periodDimension, type Catalog } from '../../src/catalog/catalog.ts';
 import { blanksAnswer, duplicatesAnswer, outliersAnswer } from './answers.ts';
 
 export const duplicatesForm = defineQuestionForm({
@@ -89,9 +89,9 @@ function withScope(q: Understanding, catalog: Catalog, tool: string, needed: str
  * question pins them or says "by …".
  */
 function outliersCall(q: Understanding, catalog: Catalog): PlannedCall | { clarify: string } | undefined {
-  const sourceName = q.sources[0] ?? [...catalog.sources.values()].find((s) => [...s.dimensions.values()].some((d) => d.type === 'period'))?.name;
+  const sourceName = q.sources[0] ?? [...catalog.sources.values()].find((s) => periodDimension(s) !== undefined)?.name;
   const source = sourceName === undefined ? undefined : catalog.sources.get(sourceName);
-  const period = source && [...source.dimensions.values()].find((d) => d.type === 'period');
+  const period = source && periodDimension(source);
   if (!source || !period) return undefined;
   const scope = scopeOn(source, q.filters);
   if (scope.problem) return { clarify: scope.problem };

@@ -4,11 +4,11 @@
  * which dimensions identify a record, which are technical load metadata and which give context.
  */
 import { findDimension, findMeasure, findSource, type Catalog, type Dimension, type Measure, type Source } from '../../src/catalog/catalog.ts';
-import { resolveFilters, type Condition, type FilterInput, type ResolvedFilters } from '../../src/catalog/filters.ts';
+import { resolveFilters, toWhere, type FilterInput, type ResolvedFilters } from '../../src/catalog/filters.ts';
 import type { NamedColumn } from '../../src/data/dataQuality.ts';
 import type { WhereCondition } from '../../src/data/sql.ts';
 import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
-import { ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { ToolError } from '../../src/skills/api.ts';
 
 /** Values listed when a filter value does not exist. */
 
@@ -30,13 +30,6 @@ export function resolveScope(catalog: Catalog, sourceName: string, filters: Filt
   return { source, filters: resolved, where: toWhere(resolved.conditions), notes };
 }
 
-export function toWhere(conditions: readonly Condition[]): WhereCondition[] {
-  return conditions.map((c) =>
-    c.kind === 'in'
-      ? { column: c.dimension.column, kind: 'in', values: c.values }
-      : { column: c.dimension.column, kind: 'range', from: c.from, to: c.to },
-  );
-}
 
 export const named = (dimension: Dimension): NamedColumn => ({ name: dimension.name, column: dimension.column });
 
@@ -77,10 +70,6 @@ export function documentKey(source: Source): Dimension[] | undefined {
   return document && line ? [document, line] : undefined;
 }
 
-/** The dimension holding fiscal periods. */
-export function periodDimension(source: Source): Dimension | undefined {
-  return [...source.dimensions.values()].find((d) => d.type === 'period');
-}
 
 /** Context named in findings: the catalog's default alignment dimensions (company, period) the source has. */
 export function contextDimensions(catalog: Catalog, source: Source): Dimension[] {

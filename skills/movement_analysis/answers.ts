@@ -8,8 +8,6 @@ import type { ComparePeriodsResult, PeriodTrendResult } from './schemas.ts';
 
 const LISTED_MOVEMENTS = 6;
 const signed = (value: number, f: TextFormat, unit?: string | null) => `${value > 0 ? '+' : ''}${f.amount(value, unit)}`;
-/** A side in the reader's locale: "November 2024", "July 2024–September 2024". */
-const span = (range: { from: string; to: string }, f: TextFormat) => (range.from === range.to ? f.month(range.from) : `${f.month(range.from)}–${f.month(range.to)}`);
 const unitOf = (result: { measure: { unit: string } }, currency: string | undefined) => currency ?? (result.measure.unit.startsWith('currency') ? null : result.measure.unit);
 
 /**
@@ -19,7 +17,7 @@ const unitOf = (result: { measure: { unit: string } }, currency: string | undefi
  */
 export function movementAnswer(result: ComparePeriodsResult, f: TextFormat, assumed?: string): string {
   const scope = f.filters(result.filters);
-  const lines = [`${result.measure.name} in ${result.source}${scope ? ` for ${scope}` : ''}: ${span(result.period_a, f)} → ${span(result.period_b, f)}${assumed ? ` (${assumed})` : ''}.`];
+  const lines = [`${result.measure.name} in ${result.source}${scope ? ` for ${scope}` : ''}: ${f.span(result.period_a)} → ${f.span(result.period_b)}${assumed ? ` (${assumed})` : ''}.`];
   if (result.totals.length === 0) return `${lines[0]} There are no rows in either period.`;
   if (result.totals.length > 1) lines.push('Per currency (amounts in different currencies are not added):');
   for (const total of result.totals) {

@@ -4,13 +4,12 @@
  * `aggregate` calls merged here; local-currency amounts are split by currency, never added.
  */
 import { findDimension } from '../../src/catalog/catalog.ts';
-import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { defineTool, ToolError } from '../../src/skills/api.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import { interpret, mergeSides } from './movements.ts';
 import { presentComparison, summarizeComparison } from './presentations.ts';
 import { comparePeriodsInput, comparePeriodsOutput, MAX_GROUPS } from './schemas.ts';
-import { resolveScope, sideCondition, sideLabel, sideRange, toWhere, type Scope } from './scope.ts';
-import type { Condition } from '../../src/catalog/filters.ts';
+import { aggregateValue, resolveScope, sideCondition, sideLabel, sideRange } from './scope.ts';
 
 export const comparePeriods = defineTool({
   name: 'compare_periods',
@@ -36,7 +35,7 @@ export const comparePeriods = defineTool({
       });
     }
     const groupBy = [...keys, ...(scope.currency && !keys.some((d) => d.name === scope.currency!.name) ? [scope.currency] : [])];
-    const [rowsA, rowsB] = await Promise.all([side(scope, groupBy, sideA, context), side(scope, groupBy, sideB, context)]);
+    const [rowsA, rowsB] = await Promise.all([aggregateValue(scope, groupBy, [sideA], context), aggregateValue(scope, groupBy, [sideB], context)]);
     const notes: string[] = [];
     for (const [rows, condition, name] of [[rowsA, sideA, 'period_a'], [rowsB, sideB, 'period_b']] as const) {
       if (rows.rows.length > 0) continue;
@@ -76,19 +75,3 @@ export const comparePeriods = defineTool({
   summarize: summarizeComparison,
   present: presentComparison,
 });
-
-/** One side's groups: the measure as `value`, grouped by the keys and the currency. */
-async function side(scope: Scope, groupBy: { name: string; column: string }[], period: Condition, context: ToolContext) {
-  const result = await context.data.aggregate(
-    {
-      table: scope.source.table,
-      groupBy: groupBy.map((d) => ({ name: d.name, column: d.column })),
-      measures: [{ name: 'value', aggregation: scope.measure.aggregation, column: scope.measure.column }],
-      where: toWhere([...scope.conditions, period]),
-      orderBy: [],
-      limit: MAX_GROUPS,
-    },
-    context.signal,
-  );
-  return { rows: result.rows, truncated: result.totalRows > result.rows.length };
-}

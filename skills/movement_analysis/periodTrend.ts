@@ -7,8 +7,8 @@ import { describePeriod } from '../../src/catalog/periods.ts';
 import { defineTool } from '../../src/skills/api.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import { presentTrend, summarizeTrend } from './presentations.ts';
-import { MAX_GROUPS, periodTrendInput, periodTrendOutput } from './schemas.ts';
-import { resolveScope, round, sideCondition, toWhere } from './scope.ts';
+import { periodTrendInput, periodTrendOutput } from './schemas.ts';
+import { aggregateValue, resolveScope, round, sideCondition } from './scope.ts';
 
 export const periodTrend = defineTool({
   name: 'period_trend',
@@ -19,19 +19,10 @@ export const periodTrend = defineTool({
   output: periodTrendOutput,
   handler: async (args, context) => {
     const scope = resolveScope(context.catalog, args.source, args.measure, args.filters);
-    const conditions = [...scope.conditions, ...(args.periods ? [sideCondition(scope, args.periods)] : [])];
+    const periods = args.periods ? [sideCondition(scope, args.periods)] : [];
+    const conditions = [...scope.conditions, ...periods];
     const groupBy = [scope.period, ...(scope.currency ? [scope.currency] : [])];
-    const result = await context.data.aggregate(
-      {
-        table: scope.source.table,
-        groupBy: groupBy.map((d) => ({ name: d.name, column: d.column })),
-        measures: [{ name: 'value', aggregation: scope.measure.aggregation, column: scope.measure.column }],
-        where: toWhere(conditions),
-        orderBy: [],
-        limit: MAX_GROUPS,
-      },
-      context.signal,
-    );
+    const result = await aggregateValue(scope, groupBy, periods, context);
     const notes: string[] = [];
     if (result.rows.length === 0) {
       await checkFilterValuesExist(scope.source, conditions, context);

@@ -10,8 +10,7 @@ import type { ComparePeriodsResult, PeriodTrendResult } from './schemas.ts';
  * summarizeComparison(result) // 'compare_periods fi_reporting amount November 2024 → December 2024: EUR: +83,300.00 …'
  */
 export function summarizeComparison(result: ComparePeriodsResult): string {
-  const line = `compare_periods ${result.source} ${result.measure.name} ${result.label_a} → ${result.label_b}${result.group_by.length ? ` by ${result.group_by.join(', ')}` : ''}: ${result.interpretation}`;
-  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+  return `compare_periods ${result.source} ${result.measure.name} ${result.label_a} → ${result.label_b}${result.group_by.length ? ` by ${result.group_by.join(', ')}` : ''}: ${result.interpretation}`;
 }
 
 /**
@@ -71,8 +70,7 @@ export function presentComparison(result: ComparePeriodsResult, input: { source:
  * summarizeTrend(result) // 'period_trend fi_reporting amount: 12 periods. GBP: largest change …'
  */
 export function summarizeTrend(result: PeriodTrendResult): string {
-  const line = `period_trend ${result.source} ${result.measure.name}: ${plural(result.rows.length, 'period')}. ${result.interpretation}`;
-  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+  return `period_trend ${result.source} ${result.measure.name}: ${plural(result.rows.length, 'period')}. ${result.interpretation}`;
 }
 
 /**

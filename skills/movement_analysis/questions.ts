@@ -6,7 +6,7 @@
  */
 import type { Catalog, Source } from '../../src/catalog/catalog.ts';
 import { formatPeriod } from '../../src/catalog/periods.ts';
-import { defineQuestionForm, failedStep, scopeOn, sourceFor, textFormat, type CompletedCall, type FilterValue, type PlanStep, type Understanding } from '../../src/skills/api.ts';
+import { defineQuestionForm, failedStep, scopeOn, sourceFor, textFormat, type FilterValue, type Understanding } from '../../src/skills/api.ts';
 import { movementAnswer, trendAnswer } from './answers.ts';
 
 type Side = string | { from: string; to: string };
@@ -27,18 +27,16 @@ export const comparePeriodsForm = defineQuestionForm({
   examples: ['What drove the change in revenue from November to December?', 'Top movers by account quarter over quarter for company 2000'],
   score: (q) => (!otherKind(q) && !asksTrend(q) && (q.intents.has('movement') || q.intents.has('quarter_over_quarter') || monthOverMonth(q)) ? 9 : 0),
   plan: (q, done, context) => {
-    const source = pickSource(q, context.catalog);
-    if ('clarify' in source) return source;
-    const { period, ...rest } = q.filters;
-    const scope = scopeOn(source, rest);
-    if (scope.problem) return { clarify: scope.problem };
+    const scope = formScope(q, context.catalog);
+    if ('clarify' in scope) return scope;
+    const { source, period } = scope;
     const sides = sidesOf(q, period, lastYear(source));
     if (!sides) return { clarify: 'Which two periods should I compare? For example "from November to December" or "Q3 vs Q4 2024".' };
     const groupBy = q.groupBy.filter((d) => d !== 'period');
     const split = groupBy.length ? groupBy : defaultSplit(source, scope.filters);
     const args = {
       source: source.name,
-      ...(q.measure && source.measures.has(q.measure) ? { measure: q.measure } : {}),
+      ...scope.measure,
       period_a: sides.a,
       period_b: sides.b,
       ...(split.length ? { group_by: split } : {}),
@@ -54,15 +52,13 @@ export const periodTrendForm = defineQuestionForm({
   examples: ['Month-over-month trend of FI for 3000'],
   score: (q) => (!otherKind(q) && asksTrend(q) ? 9 : 0),
   plan: (q, done, context) => {
-    const source = pickSource(q, context.catalog);
-    if ('clarify' in source) return source;
-    const { period, ...rest } = q.filters;
-    const scope = scopeOn(source, rest);
-    if (scope.problem) return { clarify: scope.problem };
+    const scope = formScope(q, context.catalog);
+    if ('clarify' in scope) return scope;
+    const { source, period } = scope;
     const periods = typeof period === 'object' && !Array.isArray(period) ? period : undefined;
     const args = {
       source: source.name,
-      ...(q.measure && source.measures.has(q.measure) ? { measure: q.measure } : {}),
+      ...scope.measure,
       ...(periods ? { periods } : {}),
       ...(Object.keys(scope.filters).length ? { filters: scope.filters } : {}),
     };
@@ -70,6 +66,19 @@ export const periodTrendForm = defineQuestionForm({
     return failedStep(done) ?? { answer: trendAnswer(done[0]!.result, textFormat(context.locale)) };
   },
 });
+
+/**
+ * What both forms read first: the source, the period asked for (the sides come from it), the
+ * other filters the source takes, and the measure argument when one was named; or a question back.
+ */
+function formScope(q: Understanding, catalog: Catalog): { source: Source; period: FilterValue | undefined; filters: Record<string, FilterValue>; measure: { measure?: string } } | { clarify: string } {
+  const source = pickSource(q, catalog);
+  if ('clarify' in source) return source;
+  const { period, ...rest } = q.filters;
+  const scope = scopeOn(source, rest);
+  if (scope.problem) return { clarify: scope.problem };
+  return { source, period, filters: scope.filters, measure: q.measure && source.measures.has(q.measure) ? { measure: q.measure } : {} };
+}
 
 export const questions = [comparePeriodsForm, periodTrendForm];
 

@@ -3,12 +3,11 @@
  * its period dimension, the filters (defaults included) and a period side as a condition.
  * Every unknown name becomes a ToolError with the valid choices, never SQL.
  */
-import { findDimension, findMeasure, findSource, measureUnit, type Dimension, type Measure, type Source } from '../../src/catalog/catalog.ts';
-import { resolveFilters, type Condition, type FilterInput } from '../../src/catalog/filters.ts';
-import type { Catalog } from '../../src/catalog/catalog.ts';
-import type { WhereCondition } from '../../src/data/sql.ts';
-import { describePeriod } from '../../src/catalog/periods.ts';
-import { ToolError } from '../../src/skills/api.ts';
+import { textFormat } from '../../src/skills/answerText.ts';
+import { findDimension, findMeasure, findSource, measureUnit, periodDimension, type Catalog, type Dimension, type Measure, type Source } from '../../src/catalog/catalog.ts';
+import { resolveFilters, toWhere, type Condition, type FilterInput } from '../../src/catalog/filters.ts';
+import { ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { MAX_GROUPS } from './schemas.ts';
 
 export type PeriodInput = string | { from: string; to: string };
 
@@ -32,7 +31,7 @@ export interface Scope {
 export function resolveScope(catalog: Catalog, sourceName: string, measureName: string | undefined, filters: FilterInput | undefined): Scope {
   const source = findSource(catalog, sourceName);
   const measure = findMeasure(source, measureName ?? source.defaultMeasures[0] ?? [...source.measures.keys()][0]!);
-  const period = [...source.dimensions.values()].find((d) => d.type === 'period');
+  const period = periodDimension(source);
   if (!period) {
     throw new ToolError('unknown_dimension', `Source '${source.name}' has no period dimension, so periods cannot be compared.`, {
       hint: 'Use a source with a period dimension, e.g. fi_reporting.',
@@ -70,19 +69,31 @@ export function sideRange(condition: Condition): { from: string; to: string } {
 
 /** "November 2024", "October 2024–December 2024". */
 export function sideLabel(range: { from: string; to: string }): string {
-  return range.from === range.to ? describePeriod(range.from) : `${describePeriod(range.from)}–${describePeriod(range.to)}`;
+  return textFormat().span(range);
 }
 
-/**
- * Conditions as the data layer's WHERE items (as query_source builds them).
- * @example
- * toWhere(scope.conditions) // [{ column: 'compcode', kind: 'in', values: ['1000'] }]
- */
-export function toWhere(conditions: readonly Condition[]): WhereCondition[] {
-  return conditions.map((c) =>
-    c.kind === 'in' ? { column: c.dimension.column, kind: 'in', values: c.values } : { column: c.dimension.column, kind: 'range', from: c.from, to: c.to },
-  );
-}
 
 /** Amounts to the cent, percentages to two decimals. */
 export const round = (value: number) => Math.round(value * 100) / 100;
+
+/**
+ * One side's groups: the measure as `value`, grouped by the keys (and the currency), within the
+ * scope's filters and the extra conditions (a period side); at most MAX_GROUPS rows.
+ *
+ * @example
+ * const { rows, truncated } = await aggregateValue(scope, [scope.period], [sideCondition(scope, '2024012')], context);
+ */
+export async function aggregateValue(scope: Scope, groupBy: { name: string; column: string }[], extra: Condition[], context: ToolContext) {
+  const result = await context.data.aggregate(
+    {
+      table: scope.source.table,
+      groupBy: groupBy.map((d) => ({ name: d.name, column: d.column })),
+      measures: [{ name: 'value', aggregation: scope.measure.aggregation, column: scope.measure.column }],
+      where: toWhere([...scope.conditions, ...extra]),
+      orderBy: [],
+      limit: MAX_GROUPS,
+    },
+    context.signal,
+  );
+  return { rows: result.rows, truncated: result.totalRows > result.rows.length };
+}

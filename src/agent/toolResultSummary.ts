@@ -100,7 +100,7 @@ function describeCutResult(name: string, partial: string): string {
  * @example
  * describeAny('count_rows', { row_count: 3, note: 'Blank values excluded.' }) // 'count_rows: row_count 3; Blank values excluded.'
  */
-export function describeAny(name: string, result: Json): string {
+function describeAny(name: string, result: Json): string {
   const text = ['interpretation', 'explanation', 'summary', 'message', 'answer', 'note'].map((key) => result[key]).find((v) => typeof v === 'string');
   const counts = ['row_count', 'total_rows', 'count']
     .filter((key) => typeof result[key] === 'number')

@@ -149,9 +149,14 @@ export function findDimension(source: Source, name: string): Dimension {
   });
 }
 
-/** The business name of a dimension value ("3000" → "Contoso UK Ltd"), if the catalog gives one. */
-export function valueLabel(source: Source, dimension: string, value: string): string | undefined {
-  return source.dimensions.get(dimension)?.values.get(value)?.[0];
+/**
+ * The source's fiscal-period dimension (`type: period`), if it has one.
+ *
+ * @example
+ * periodDimension(catalog.sources.get('fi_reporting')!)?.name // 'period'
+ */
+export function periodDimension(source: Source): Dimension | undefined {
+  return [...source.dimensions.values()].find((d) => d.type === 'period');
 }
 
 /** The unit a measure's values are in, for a given row currency (if any). */

@@ -18,6 +18,8 @@ export interface TextFormat {
   value(name: string, value: unknown): string;
   /** A period as a month of this locale, without its code ("December 2024"). */
   month(period: string): string;
+  /** A span of periods as months: "November 2024", or "July 2024–September 2024". */
+  span(range: { from: string; to: string }): string;
   /** Filters as a phrase, periods as months of this locale. */
   filters(filters: Json | undefined, skip?: string[]): string;
 }
@@ -35,6 +37,7 @@ export function textFormat(locale = 'en-US'): TextFormat {
     percent: (value) => formatPercent(value, { signed: true, locale }),
     value: (name, value) => describeValue(name, value, locale),
     month: (period) => monthOf(period, locale),
+    span: (range) => (range.from === range.to ? monthOf(range.from, locale) : `${monthOf(range.from, locale)}–${monthOf(range.to, locale)}`),
     filters: (filters, skip = []) => describeFilters(filters, skip, locale),
   };
 }

@@ -6,6 +6,7 @@
  * It also answers for the tools what a result says in one line (`summarize`) and how the web
  * chat shows it (`present`), so the agent and the HTTP layer need no tool's name.
  */
+import { cut } from '../shared/messageText.ts';
 import type { z } from 'zod';
 import { ConfigurationError, ToolError, type ToolErrorPayload } from '../errors/index.ts';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
@@ -17,6 +18,9 @@ import type { PresentationSpec } from './presentation.ts';
 import { inputJsonSchema, LOAD_SKILL_TOOL_NAME, outputJsonSchema } from './toolShape.ts';
 
 /** A call's outcome; a success carries how the web chat shows it when the tool says (`present`). */
+/** The most characters of a tool's one-line summary. */
+const MAX_SUMMARY_CHARS = 300;
+
 export type ToolOutcome = { ok: true; result: unknown; presentation?: PresentationSpec } | { ok: false; error: ToolErrorPayload['error'] };
 
 export interface RegisteredTool {
@@ -122,7 +126,8 @@ export class SkillRegistry {
     if (!tool?.summarize) return undefined;
     try {
       const line = tool.summarize(result);
-      return typeof line === 'string' && line.trim() !== '' ? line : undefined;
+      // One line of bounded length, whatever a tool writes: the context window and the iteration-cap note rely on it.
+      return typeof line === 'string' && line.trim() !== '' ? cut(line, MAX_SUMMARY_CHARS) : undefined;
     } catch {
       return undefined;
     }

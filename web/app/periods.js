@@ -6,6 +6,7 @@
  * when its dimension's name says so (`period`, `fiscal_period`, BW's `fiscper`) and the value
  * has the shape; anything else stays as it came (a wrong month is worse than a raw code).
  */
+import { formatValue } from './format.js';
 
 const PERIOD_CODE = /^(19\d\d|2\d\d\d)(0(?:0[1-9]|1[0-6]))$/;
 const PERIOD_NAME = /period|fiscper/i;
@@ -96,6 +97,5 @@ export function formatPeriodRange(from, to, { locale = 'en-US' } = {}) {
  */
 export function formatDimensionValue(dimension, value, { locale = 'en-US' } = {}) {
   if (isPeriodName(dimension) && isPeriodCode(value)) return formatPeriod(value, { locale });
-  if (value === null || value === undefined) return '';
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return formatValue(value);
 }

@@ -58,10 +58,10 @@ function sidesOf(call, calls) {
  * @param {{locale?: string, calls?: Array<object>}} [options] calls: the answer's calls, for sides named by id
  * @returns {string}
  */
-export function describeCall(call, { locale = 'en-US', calls = [] } = {}) {
+export function describeCall(call, { locale = 'en-US' } = {}) {
   const caption = call?.presentation?.caption;
   if (typeof caption !== 'string' || !caption) return '';
-  return fillText(caption, { locale, sides: sideLabels(sidesOf(call, calls), { locale }) });
+  return fillText(caption, { locale, sides: sideLabels(sidesOf(call, []), { locale }) });
 }
 
 /** The value at `path` (field names and indexes) of `value`. */
@@ -110,13 +110,20 @@ function toChart(spec, rows, columns, context, notes) {
     for (const one of series.slice(0, MAX_CHART_SERIES)) datasets.push({ label: fillText(one.label, context), data: shown.map((row) => value(row, one.key)) });
   } else {
     // Rows of several groups (e.g. currencies) per category: one series per group.
-    const all = unique(rows.map(labelOf));
+    // Each row's label once, and the first row per label and group (as a search would find it).
+    const labelled = rows.map((row) => [labelOf(row), row]);
+    const all = unique(labelled.map(([label]) => label));
     labels = all.slice(0, MAX_CHART_LABELS);
     for (const one of series) {
       const groups = one.splitBy ? unique(rows.map((row) => row[one.splitBy] ?? null)) : [undefined];
+      const firstRow = new Map();
+      for (const [label, row] of labelled) {
+        const key = `${label}\u0000${one.splitBy ? String(row[one.splitBy] ?? null) : ''}`;
+        if (!firstRow.has(key)) firstRow.set(key, row);
+      }
       for (const group of groups) {
         if (datasets.length >= MAX_CHART_SERIES) break;
-        const data = labels.map((label) => value(rows.find((row) => labelOf(row) === label && (group === undefined || (row[one.splitBy] ?? null) === group)), one.key));
+        const data = labels.map((label) => value(firstRow.get(`${label}\u0000${group === undefined ? '' : String(group)}`), one.key));
         if (data.every((item) => item === null)) continue;
         const suffix = group === undefined ? '' : ` (${group ?? one.splitBlank ?? '(blank)'})`;
         datasets.push({ label: `${fillText(one.label, context)}${suffix}`, data });
