@@ -11,12 +11,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { freePort, percentile, pollHealth } from '../bench/healthProbe.ts';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -46,18 +46,6 @@ function positiveInteger(name: string, raw: string | undefined): number {
     process.exit(2);
   }
   return value;
-}
-
-/** A port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts the service on a free port with the offline model and a temporary APP_DB; resolves once /health answers. */
@@ -128,11 +116,13 @@ async function main(): Promise<void> {
     },
   }));
   let result: autocannon.Result;
-  const probe = probeHealth(target.origin);
+  // No request may stall the service: GET /health every 50 ms meanwhile.
+  const probe = pollHealth(target.origin, 50);
+  let latencies: number[];
   try {
     result = await autocannon({ url: target.origin, connections, duration, requests: requests as unknown as autocannon.Request[], timeout: 60 });
   } finally {
-    probe.stop();
+    latencies = await probe.stop();
     if (service) {
       const exited = new Promise<number | null>((resolve) => service!.child.once('exit', (code) => resolve(code)));
       service.child.kill('SIGTERM');
@@ -142,7 +132,8 @@ async function main(): Promise<void> {
     }
   }
   const errors = result.errors + result.timeouts;
-  const health = probe.figures();
+  const sorted = latencies.sort((x, y) => x - y);
+  const health = { probes: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: percentile(sorted, 100) };
   const figures = {
     connections,
     duration_s: duration,
@@ -167,34 +158,6 @@ async function main(): Promise<void> {
     ].join('\n'),
   );
   if (errors > 0 || result.non2xx > 0 || health.p99 >= 50) process.exit(1);
-}
-
-/** GET /health every 50 ms until stopped, one probe at a time; latencies in ms. */
-function probeHealth(origin: string): { stop(): void; figures(): { probes: number; p50: number; p99: number; max: number } } {
-  const latencies: number[] = [];
-  let running = true;
-  void (async () => {
-    while (running) {
-      const started = performance.now();
-      try {
-        await (await fetch(`${origin}/health`)).arrayBuffer();
-        latencies.push(performance.now() - started);
-      } catch {
-        latencies.push(Number.POSITIVE_INFINITY);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  })();
-  const at = (sorted: number[], share: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? 0) * 10) / 10;
-  return {
-    stop: () => {
-      running = false;
-    },
-    figures: () => {
-      const sorted = [...latencies].sort((x, y) => x - y);
-      return { probes: sorted.length, p50: at(sorted, 0.5), p99: at(sorted, 0.99), max: at(sorted, 1) };
-    },
-  };
 }
 
 main().catch((error: unknown) => {

@@ -1,7 +1,7 @@
 /**
  * Why a conversation may refuse a turn: the session was deleted (or expired) while the turn
  * waited or ran, so nothing could be stored, or the conversation already holds its most turns.
- * Application errors: the HTTP layer maps them to problems (routes/chatTurns.ts).
+ * Application errors: the HTTP layer maps them to problems (problemFor in http/problem.ts).
  */
 
 /** SESSION_MAX_TURNS when the service is built without it. */

@@ -2,9 +2,9 @@
  * The tool errors the query pool answers with: the service is busy, the data database is
  * unavailable, the query ran too long, the caller cancelled, the worker failed. Each carries a
  * hint the model (or a dashboard) can act on; `busy` and `data_unavailable` also say when to retry.
+ * A worker's own failure is dataAccess.ts's `queryFailure`.
  */
 import { ToolError } from '../errors/index.ts';
-import { queryFailure } from './dataAccess.ts';
 
 /**
  * All workers are busy and the queue is full, or the query waited too long for a worker.
@@ -55,15 +55,15 @@ export function cancelledError(): ToolError {
 }
 
 /**
- * A worker failure as a recoverable `query_failed` tool error.
+ * The pool is closing: queued and running operations fail, and new ones are refused.
  * @example
- * task.reject(queryFailed('the query process stopped unexpectedly (SIGKILL)'));
+ * task.reject(shuttingDownError());
  */
-export function queryFailed(message: string): ToolError {
-  return queryFailure(new Error(message));
+export function shuttingDownError(): ToolError {
+  return new ToolError('query_failed', 'The service is shutting down.');
 }
 
 /** `250 ms`, `1.5 s`. */
-export function describeDuration(milliseconds: number): string {
+function describeDuration(milliseconds: number): string {
   return milliseconds < 1000 ? `${Math.round(milliseconds)} ms` : `${Math.round(milliseconds / 100) / 10} s`;
 }

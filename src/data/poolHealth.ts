@@ -4,6 +4,7 @@
  * the pool refused or cancelled. State changes are logged once, not on every query.
  */
 import type { Logger } from '../logging/logger.ts';
+import type { ComponentHealth } from '../shared/health.ts';
 import type { StartFailure } from './workerProcess.ts';
 
 /** GET /health's `data.queries`. */
@@ -28,13 +29,6 @@ export interface PoolCounters {
   restarts: number;
   rejected: { queue_full: number; queue_wait: number; data_unavailable: number };
   cancelled: { queued: number; finished: number; killed: number };
-}
-
-/** One dependency's state in GET /health. */
-export interface ComponentHealth {
-  status: 'ok' | 'degraded' | 'down';
-  /** Why it is not ok (never a secret or a full path). */
-  reason?: string;
 }
 
 /** Why the data database cannot be used, and when it is tried again. */

@@ -10,23 +10,26 @@
  *   `cancelGraceMs` to finish (about what a new process costs) before its process is killed;
  * - a warm spare process takes a killed worker's place at once, and replacements are started one
  *   at a time, paced by a RespawnLimiter, so a storm of disconnects cannot starve other queries;
- * - DATA_DB is watched (fileWatch.ts): while it is missing or unreadable, queries are refused at
- *   once with `data_unavailable`, no process is started in a loop, and it is retried with backoff.
+ * - DATA_DB is watched (watchFile, shared/fileIdentity.ts): while it is missing or unreadable,
+ *   queries are refused at once with `data_unavailable`, no process is started in a loop, and
+ *   it is retried with backoff.
  */
 import path from 'node:path';
 import { ConfigurationError, ToolError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
-import type { DataAccess } from './dataAccess.ts';
-import { fileIdentity, watchFile, type FileState, type FileWatch } from './fileWatch.ts';
+import { fileIdentity, watchFile, type FileState, type FileWatch } from '../shared/fileIdentity.ts';
+import type { ComponentHealth } from '../shared/health.ts';
+import { isFileFailure } from '../shared/sqliteErrors.ts';
+import { queryFailure, type DataAccess } from './dataAccess.ts';
 import type { OperationInput, OperationName, OperationResult } from './operations.ts';
-import { busyError, cancelledError, dataUnavailableError, queryFailed, timeoutError } from './poolErrors.ts';
-import { PoolHealth, type ComponentHealth, type PoolCounters, type QueryPoolStats } from './poolHealth.ts';
+import { busyError, cancelledError, dataUnavailableError, shuttingDownError, timeoutError } from './poolErrors.ts';
+import { PoolHealth, type PoolCounters, type QueryPoolStats } from './poolHealth.ts';
 import type { RespawnLimits } from './respawnLimiter.ts';
 import type { WorkerProcess } from './workerProcess.ts';
-import { isFileFailure, type WorkerReply } from './workerProtocol.ts';
+import type { WorkerReply } from './workerProtocol.ts';
 import { WorkerSet } from './workerSet.ts';
 
-export type { ComponentHealth, PoolCounters, QueryPoolStats } from './poolHealth.ts';
+export type { PoolCounters, QueryPoolStats } from './poolHealth.ts';
 
 export interface QueryPoolOptions {
   databasePath: string;
@@ -156,15 +159,14 @@ export class QueryPool implements DataAccess {
   async close(): Promise<void> {
     this.closed = true;
     this.watch?.stop();
-    const shuttingDown = () => new ToolError('query_failed', 'The service is shutting down.');
-    for (const task of this.queue.splice(0)) task.reject(shuttingDown());
-    for (const worker of this.workers.all()) worker.task?.reject(shuttingDown());
+    for (const task of this.queue.splice(0)) task.reject(shuttingDownError());
+    for (const worker of this.workers.all()) worker.task?.reject(shuttingDownError());
     await this.workers.close();
   }
 
   private run<Name extends OperationName>(operation: Name, input: OperationInput<Name>, signal?: AbortSignal): Promise<OperationResult<Name>> {
     return new Promise((resolve, reject) => {
-      if (this.closed) return reject(new ToolError('query_failed', 'The service is shutting down.'));
+      if (this.closed) return reject(shuttingDownError());
       if (signal?.aborted) return reject(cancelledError());
       if (this.health.down) return reject(this.unavailable());
       if (!this.workers.idle() && this.queue.length >= this.queueMax) {
@@ -222,7 +224,7 @@ export class QueryPool implements DataAccess {
     if (task.abandoned) this.health.counters.cancelled.finished += 1;
     else if (reply.ok) task.resolve(reply.result);
     else if (reply.toolError) task.reject(new ToolError(reply.toolError.code, reply.toolError.message, { hint: reply.toolError.hint, details: reply.toolError.details }));
-    else task.reject(queryFailed(reply.message));
+    else task.reject(queryFailure(reply.message));
     // A damaged or vanished file: look at it now rather than at the next tick of the watch.
     if (!reply.ok && isFileFailure(reply.sqliteCode)) this.watch?.check();
     this.workers.fill();
@@ -235,7 +237,7 @@ export class QueryPool implements DataAccess {
     this.options.logger.error({ exit: description }, 'query worker stopped unexpectedly; starting another');
     const task = worker.task;
     this.workers.retire(worker);
-    if (task && !task.abandoned) task.reject(queryFailed(`the query process stopped unexpectedly (${description})`));
+    if (task && !task.abandoned) task.reject(queryFailure(`the query process stopped unexpectedly (${description})`));
     this.dispatch();
   }
 

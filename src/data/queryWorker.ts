@@ -8,11 +8,13 @@
  * exit status 3 when the file is missing or unreadable, so the pool backs off instead of
  * restarting it in a loop. Messages are typed in workerProtocol.ts.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { ToolError } from '../errors/index.ts';
 import { openDataDatabase, type DataDatabase } from './database.ts';
 import { operations } from './operations.ts';
-import { WORKER_START_FAILED, type FileIdentity, type WorkerReply, type WorkerRequest, type WorkerStartup } from './workerProtocol.ts';
+import { fileIdentitySync } from '../shared/fileIdentity.ts';
+import { sqliteCode } from '../shared/sqliteErrors.ts';
+import { WORKER_START_FAILED, type WorkerReply, type WorkerRequest, type WorkerStartup } from './workerProtocol.ts';
 
 const databasePath = process.argv[2];
 if (!databasePath || !process.send) {
@@ -47,23 +49,13 @@ function serve(db: DataDatabase): void {
     db.close();
     process.exit(0);
   });
-  send({ ready: true, identity: identityOf(databasePath!) } satisfies WorkerStartup);
+  send({ ready: true, identity: fileIdentitySync(databasePath!) } satisfies WorkerStartup);
 }
 
 function replyFor(id: number, error: unknown): WorkerReply {
   if (ToolError.isInstance(error)) {
     return { id, ok: false, toolError: { code: error.code, message: error.message, hint: error.hint, details: error.details }, message: error.message };
   }
-  const code = (error as { code?: unknown } | null)?.code;
-  const sqliteCode = typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
-  return { id, ok: false, message: error instanceof Error ? error.message : String(error), ...(sqliteCode ? { sqliteCode } : {}) };
-}
-
-function identityOf(file: string): FileIdentity | undefined {
-  try {
-    const stat = statSync(file);
-    return { dev: stat.dev, ino: stat.ino };
-  } catch {
-    return undefined;
-  }
+  const code = sqliteCode(error);
+  return { id, ok: false, message: error instanceof Error ? error.message : String(error), ...(code ? { sqliteCode: code } : {}) };
 }

@@ -6,7 +6,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FileIdentity, WorkerReply, WorkerRequest, WorkerStartup } from './workerProtocol.ts';
+import type { FileIdentity } from '../shared/fileIdentity.ts';
+import type { WorkerReply, WorkerRequest, WorkerStartup } from './workerProtocol.ts';
 
 const workerScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'queryWorker.ts');
 

@@ -5,9 +5,9 @@
  * on the old file are "stale" and give their place to fresh ones as soon as they are idle.
  * The queue and the scheduling of queries are the pool's (queryPool.ts).
  */
+import { sameFile, type FileIdentity } from '../shared/fileIdentity.ts';
 import { DEFAULT_RESPAWN_LIMITS, RespawnLimiter, type RespawnLimits } from './respawnLimiter.ts';
 import { WorkerProcess, type StartFailure, type WorkerEvents } from './workerProcess.ts';
-import { sameFile, type FileIdentity } from './workerProtocol.ts';
 
 export interface WorkerSetOptions<Task> {
   databasePath: string;

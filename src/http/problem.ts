@@ -3,6 +3,7 @@
  * a stable `type`, plus the middleware that turns anything thrown into one — never a stack trace.
  */
 import type { ErrorRequestHandler, Response } from 'express';
+import { SessionGoneError, TurnLimitError } from '../conversations/turnErrors.ts';
 import { ModelProviderError, StorageUnavailableError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
 
@@ -57,14 +58,28 @@ const modelKinds: Record<ModelProviderError['kind'], ProblemKind> = {
   rejected: 'modelUnavailable',
 };
 
-/** The problem kind for a model-provider failure. */
-export function modelProblemKind(error: ModelProviderError): ProblemKind {
-  return modelKinds[error.kind];
+/** What to answer for an error: its problem kind, detail and extra members. */
+export interface Problem {
+  kind: ProblemKind;
+  detail: string;
+  extra: Record<string, unknown>;
 }
 
-/** Sends the problem response for a model-provider failure. */
-export function sendModelProblem(response: Response, error: ModelProviderError, extra: Record<string, unknown> = {}): void {
-  sendProblem(response, modelKinds[error.kind], error.message, { reason: error.kind, ...extra });
+/**
+ * The problem for an error the service expects (the model provider failed, turns cannot be
+ * stored, the session is gone or full), or undefined for anything else: a bug, answered 500.
+ * @example
+ * problemFor(new TurnLimitError(id, 200));
+ * // { kind: 'sessionTurnLimit', detail: 'This conversation has reached …', extra: { session_id: id, max_turns: 200 } }
+ */
+export function problemFor(error: unknown): Problem | undefined {
+  if (ModelProviderError.isInstance(error)) return { kind: modelKinds[error.kind], detail: error.message, extra: { reason: error.kind } };
+  // APP_DB deleted, replaced or damaged: a 503 that says why, never a 200 for a turn that would be lost.
+  if (StorageUnavailableError.isInstance(error)) return { kind: 'storageUnavailable', detail: error.message, extra: {} };
+  // A session deleted (or expired) while its turn waited or ran: 404, never a 200 for a turn not kept.
+  if (error instanceof SessionGoneError) return { kind: 'sessionNotFound', detail: error.message, extra: { session_id: error.sessionId } };
+  if (error instanceof TurnLimitError) return { kind: 'sessionTurnLimit', detail: error.message, extra: { session_id: error.sessionId, max_turns: error.maxTurns } };
+  return undefined;
 }
 
 /** The last middleware: body-parser errors become 4xx, anything unexpected a logged 500. */
@@ -81,9 +96,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (status && status >= 400 && status < 500) {
       return sendProblem(response, 'invalidRequest', (error as { expose?: boolean }).expose ? (error as Error).message : 'The request could not be processed.');
     }
-    if (ModelProviderError.isInstance(error)) return sendModelProblem(response, error);
-    // APP_DB deleted, replaced or damaged: a 503 that says why, never a 200 for a turn that would be lost.
-    if (StorageUnavailableError.isInstance(error)) return sendProblem(response, 'storageUnavailable', error.message);
+    const problem = problemFor(error);
+    if (problem) return sendProblem(response, problem.kind, problem.detail, problem.extra);
     logger.error({ err: error }, 'unhandled error');
     sendProblem(response, 'internal', 'Something went wrong on our side; the error was logged.');
   };

@@ -4,21 +4,22 @@
  * status of the data database, the application database and the workers (as GET /health says).
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { ComponentHealth, PoolCounters, QueryPoolStats } from '../data/queryPool.ts';
+import type { PoolCounters, QueryPoolStats } from '../data/queryPool.ts';
+import { healthComponents, type HealthSources, type HealthStatus } from '../shared/health.ts';
 
-export interface DependencySources {
-  pool: { stats(): QueryPoolStats; counters(): PoolCounters; componentHealth(): { data: ComponentHealth; workers: ComponentHealth } };
-  storage: () => { status: 'ok' | 'degraded' | 'down' };
+export interface DependencySources extends HealthSources {
+  pool: HealthSources['pool'] & { stats(): QueryPoolStats; counters(): PoolCounters };
 }
 
-const STATUSES = ['ok', 'degraded', 'down'] as const;
+const STATUSES: readonly HealthStatus[] = ['ok', 'degraded', 'down'];
 
 /**
  * Registers the series in `registry`.
  * @example
  * trackDependencies(registry, { pool: queries, storage: () => sessions.storageHealth() });
  */
-export function trackDependencies(registry: Registry, { pool, storage }: DependencySources): void {
+export function trackDependencies(registry: Registry, sources: DependencySources): void {
+  const { pool } = sources;
   const registers = [registry];
   new Gauge({
     name: 'query_pool_workers',
@@ -79,10 +80,8 @@ export function trackDependencies(registry: Registry, { pool, storage }: Depende
     labelNames: ['component', 'status'] as const,
     registers,
     collect() {
-      const { data, workers } = pool.componentHealth();
-      const components = { data_database: data.status, app_database: storage().status, query_workers: workers.status };
-      for (const [component, current] of Object.entries(components)) {
-        for (const status of STATUSES) this.set({ component, status }, status === current ? 1 : 0);
+      for (const [component, current] of Object.entries(healthComponents(sources))) {
+        for (const status of STATUSES) this.set({ component, status }, status === current.status ? 1 : 0);
       }
     },
   });

@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigurationError } from '../errors/index.ts';
+import { isDamaged, sqliteCode } from '../shared/sqliteErrors.ts';
 import { RECOVERY } from './appDatabaseGuard.ts';
 
 /** The schema this code writes, kept in `PRAGMA user_version`. */
@@ -82,7 +83,7 @@ export function openAppDatabase(file: string): Database.Database {
     migrate(database);
   } catch (error) {
     database.close();
-    throw /^SQLITE_(CORRUPT|NOTADB)/.test(String((error as { code?: unknown }).code)) ? damaged(file, (error as Error).message) : error;
+    throw isDamaged(sqliteCode(error)) ? damaged(file, (error as Error).message) : error;
   }
   return database;
 }

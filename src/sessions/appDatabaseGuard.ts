@@ -6,29 +6,21 @@
  * one `stat`), turns SQLite's corruption and I/O errors into StorageUnavailableError (503), and
  * keeps a status for GET /health, refreshed in the background (asynchronous stat and header read).
  */
-import { statSync } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { StorageUnavailableError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
+import { fileIdentitySync, sameFile, watchFile, type FileIdentity, type FileState, type FileWatch } from '../shared/fileIdentity.ts';
+import type { HealthStatus } from '../shared/health.ts';
+import { isDamaged, isUnavailable, sqliteCode } from '../shared/sqliteErrors.ts';
 
-/** GET /health's view of the application database. */
+/** GET /health's view of the application database (never 'degraded': turns are stored or refused). */
 export interface StorageHealth {
-  status: 'ok' | 'down';
+  status: Exclude<HealthStatus, 'degraded'>;
   reason?: string;
 }
 
 const SQLITE_HEADER = 'SQLite format 3\0';
-
-/** SQLite errors that mean the file is damaged: sticky until a restart. */
-const DAMAGED = /^SQLITE_(CORRUPT|NOTADB)/;
-/** SQLite errors about the file or the disk, not the statement (disk full, I/O, read-only): this request fails. */
-const UNAVAILABLE = /^SQLITE_(IOERR|CANTOPEN|READONLY|FULL)/;
-
-function sqliteCode(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : '';
-}
 
 /**
  * Watches one application database file.
@@ -38,27 +30,27 @@ function sqliteCode(error: unknown): string {
  */
 export class AppDatabaseGuard {
   private readonly name: string;
-  private readonly identity: { dev: number; ino: number } | undefined;
+  private readonly identity: FileIdentity | undefined;
   /** Set once SQLite reported the file damaged (or its header was overwritten): until a restart. */
   private damaged: string | undefined;
   /** The last check's finding about the path (deleted, replaced), cleared when it names the file again. */
   private displaced: string | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private watch: FileWatch | undefined;
+  /** A header read is under way (a slow disk must not pile them up). */
+  private readingHeader = false;
 
   constructor(
     private readonly file: string,
     private readonly logger?: Logger,
   ) {
     this.name = path.basename(file);
-    const found = statSync(file, { throwIfNoEntry: false });
-    this.identity = found ? { dev: found.dev, ino: found.ino } : undefined;
+    this.identity = fileIdentitySync(file);
   }
 
   /** Why turns cannot be stored now, or undefined. Synchronous: one `stat`. */
   check(): string | undefined {
     if (this.damaged) return this.damaged;
-    const found = statSync(this.file, { throwIfNoEntry: false });
-    this.note(found ? { dev: found.dev, ino: found.ino } : undefined);
+    this.note(fileIdentitySync(this.file));
     return this.displaced;
   }
 
@@ -88,18 +80,12 @@ export class AppDatabaseGuard {
 
   /** Refreshes the status every `intervalMs` in the background. */
   startMonitor(intervalMs: number): void {
-    if (intervalMs <= 0 || this.timer) return;
-    let running = false;
-    this.timer = setInterval(() => {
-      if (running) return;
-      running = true;
-      void this.inspect().finally(() => (running = false));
-    }, intervalMs);
-    this.timer.unref();
+    if (intervalMs <= 0 || this.watch) return;
+    this.watch = watchFile(this.file, intervalMs, (state) => this.inspect(state));
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.watch?.stop();
   }
 
   private guarded<T>(work: () => T): T {
@@ -107,25 +93,33 @@ export class AppDatabaseGuard {
       return work();
     } catch (error) {
       const code = sqliteCode(error);
-      if (DAMAGED.test(code)) {
+      if (isDamaged(code)) {
         this.markDamaged(`the application database ${this.name} (APP_DB) is damaged (${(error as Error).message}). ${RECOVERY}`);
         throw new StorageUnavailableError(this.damaged!, { cause: error });
       }
-      if (UNAVAILABLE.test(code)) {
+      if (isUnavailable(code)) {
         throw new StorageUnavailableError(this.check() ?? `the application database ${this.name} (APP_DB) cannot be written now (${(error as Error).message}).`, { cause: error });
       }
       throw error;
     }
   }
 
-  /** Asynchronous check: the path still names the opened file, and it still starts with SQLite's header. */
-  private async inspect(): Promise<void> {
-    const found = await stat(this.file).catch(() => undefined);
-    this.note(found ? { dev: found.dev, ino: found.ino } : undefined);
-    if (!found || this.displaced || this.damaged || found.size < SQLITE_HEADER.length) return;
+  /** Background check: the path still names the opened file, and it still starts with SQLite's header. */
+  private inspect(state: FileState): void {
+    this.note(state.present ? state.identity : undefined);
+    if (!state.present || this.displaced || this.damaged || this.readingHeader) return;
+    this.readingHeader = true;
+    // A read that fails (the file vanished between open and read) is the next check's business, not a crash.
+    void this.checkHeader()
+      .catch(() => undefined)
+      .finally(() => (this.readingHeader = false));
+  }
+
+  private async checkHeader(): Promise<void> {
     const handle = await open(this.file, 'r').catch(() => undefined);
     if (!handle) return;
     try {
+      // A file shorter than the header (one being created) reads short and is left alone.
       const { buffer, bytesRead } = await handle.read(Buffer.alloc(SQLITE_HEADER.length), 0, SQLITE_HEADER.length, 0);
       if (bytesRead === SQLITE_HEADER.length && buffer.toString('latin1') !== SQLITE_HEADER) {
         this.markDamaged(`the application database ${this.name} (APP_DB) was overwritten: it is no longer a SQLite file. ${RECOVERY}`);
@@ -135,9 +129,8 @@ export class AppDatabaseGuard {
     }
   }
 
-  private note(found: { dev: number; ino: number } | undefined): void {
-    const same = found !== undefined && this.identity !== undefined && found.dev === this.identity.dev && found.ino === this.identity.ino;
-    const reason = same
+  private note(found: FileIdentity | undefined): void {
+    const reason = sameFile(found, this.identity)
       ? undefined
       : found
         ? `the application database ${this.name} (APP_DB) was replaced by another file while the service runs; new turns are refused so that none is lost. Restart the service to use the new file.`

@@ -36,7 +36,6 @@ export function prepareSessionStatements(database: Database.Database) {
   return {
     insertSession: database.prepare('INSERT INTO sessions (id, title, created_at, updated_at, turns, owner) VALUES (?, NULL, ?, ?, 0, ?)'),
     session: database.prepare<[string], SessionRow>('SELECT id, title, created_at, updated_at, turns, owner FROM sessions WHERE id = ?'),
-    messages: database.prepare<[string], { message: string }>('SELECT message FROM messages WHERE session_id = ? ORDER BY seq'),
     /** The messages of the turns after the first `?` (turn_seq), so a long conversation costs no more to read than its last turns. */
     recentMessages: database.prepare<[string, number], { message: string }>('SELECT message FROM messages WHERE session_id = ? AND turn_seq > ? ORDER BY seq'),
     lastMessageSeq: database.prepare<[string], { seq: number }>('SELECT coalesce(max(seq), 0) AS seq FROM messages WHERE session_id = ?'),

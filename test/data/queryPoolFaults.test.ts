@@ -12,6 +12,7 @@ import type { ComparisonPlan } from '../../src/data/reconciliation.ts';
 import { ToolError } from '../../src/errors/index.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
+import { until } from '../support/until.ts';
 
 /** `long_*`: a comparison of 1.5 M keys (over a second); `short_*`: 60 k keys (tens of ms). */
 function database(): string {
@@ -38,15 +39,6 @@ const planOf = (prefix: 'long' | 'short'): ComparisonPlan => ({
 const trivial = (pool: QueryPool) => pool.valueExists('short_a', 'key', 'K000000001');
 const codeOf = (error: unknown) => (ToolError.isInstance(error) ? error.code : String(error));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<number> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(10);
-  }
-  return Date.now() - started;
-}
 
 let source: string;
 const pools: QueryPool[] = [];

@@ -1,36 +1,13 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.ts';
-import { silentLogger } from '../../src/logging/logger.ts';
-import { createService, type Service } from '../../src/service.ts';
+import { temporaryDirectory } from '../support/catalogFixture.ts';
+import { listeningServices } from '../support/listeningService.ts';
 import { startMockOpenAI, type MockOpenAI } from '../support/mockOpenAI.ts';
 import { postForEvents, type ReceivedEvent } from '../support/sse.ts';
-import { temporaryDirectory } from '../support/catalogFixture.ts';
 
-/** A listening service (streams need a real socket) and its base URL. */
-async function listen(environment: Record<string, string>): Promise<{ service: Service; server: Server; url: string }> {
-  const appDb = `${temporaryDirectory()}/app.db`;
-  const service = await createService(loadConfig({ LOG_LEVEL: 'silent', APP_DB: appDb, ...environment } as NodeJS.ProcessEnv), silentLogger());
-  const server = await new Promise<Server>((resolve) => {
-    const started = service.app.listen(0, '127.0.0.1', () => resolve(started));
-  });
-  return { service, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-const running: { service: Service; server: Server }[] = [];
-async function start(environment: Record<string, string> = {}) {
-  const started = await listen(environment);
-  running.push(started);
-  return started;
-}
-afterEach(async () => {
-  for (const { service, server } of running.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await service.close();
-  }
-});
+// Streams need a real socket: each test gets a listening service.
+const services = listeningServices();
+afterEach(() => services.closeAll());
+const start = (environment: Record<string, string> = {}) => services.start({ LOG_LEVEL: 'silent', APP_DB: `${temporaryDirectory()}/app.db`, ...environment });
 
 const names = (events: ReceivedEvent[]) => events.map((e) => e.event);
 const tokens = (events: ReceivedEvent[]) => events.filter((e) => e.event === 'token').map((e) => e.data.text).join('');

@@ -3,36 +3,25 @@
  * against a real service on 127.0.0.1 with real query workers: the disconnects must not cost
  * a process each (restarts stay bounded) and another client's trivial query stays fast.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../src/config/config.ts';
-import { silentLogger } from '../../src/logging/logger.ts';
-import { createService, type Service } from '../../src/service.ts';
+import type { Service } from '../../src/service.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
+import { listenService, type ListeningService } from '../support/listeningService.ts';
 
 const DISCONNECTS = 60;
 const CONCURRENCY = 6;
 const QUESTION = 'compare amount between fi_reporting and bpc_reporting for company 1000 in December 2024';
 const TRIVIAL = { source: 'fi_reporting', filters: { company: '1000', period: '2024012' } };
 
+let listening: ListeningService;
 let service: Service;
-let server: Server;
 let url: string;
 beforeAll(async () => {
-  const env = { LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', APP_DB: path.join(temporaryDirectory('storm-'), 'app.db'), RATE_LIMIT_PER_MINUTE: '0', QUERY_WORKERS: '2' };
-  service = await createService(loadConfig(env as NodeJS.ProcessEnv), silentLogger());
-  server = await new Promise<Server>((resolve) => {
-    const started = service.app.listen(0, '127.0.0.1', () => resolve(started));
-  });
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  listening = await listenService({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', APP_DB: path.join(temporaryDirectory('storm-'), 'app.db'), RATE_LIMIT_PER_MINUTE: '0', QUERY_WORKERS: '2' });
+  ({ service, url } = listening);
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-  await service.close();
-});
+afterAll(() => listening.close());
 
 /** Opens a streamed chat and hangs up at its first `tool_start` event. */
 async function hangUpAtFirstTool(): Promise<void> {

@@ -3,32 +3,17 @@
  * database, query workers) and the overall status, public and fast, and never a secret: the
  * model URL is shown without credentials or query string.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.ts';
-import { silentLogger } from '../../src/logging/logger.ts';
-import { createService, type Service } from '../../src/service.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
+import { listeningServices } from '../support/listeningService.ts';
 
-const running: { service: Service; server: Server }[] = [];
-afterEach(async () => {
-  for (const { service, server } of running.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await service.close();
-  }
-});
+const services = listeningServices();
+afterEach(() => services.closeAll());
 
 async function start(environment: Record<string, string> = {}): Promise<string> {
-  const env = { LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', APP_DB: path.join(temporaryDirectory('health-'), 'app.db'), ...environment };
-  const service = await createService(loadConfig(env as NodeJS.ProcessEnv), silentLogger());
-  const server = await new Promise<Server>((resolve) => {
-    const started = service.app.listen(0, '127.0.0.1', () => resolve(started));
-  });
-  running.push({ service, server });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { url } = await services.start({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', APP_DB: path.join(temporaryDirectory('health-'), 'app.db'), ...environment });
+  return url;
 }
 
 describe('GET /health', () => {

@@ -5,15 +5,13 @@
  * without a restart loop, until it is back.
  */
 import { copyFileSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.ts';
-import { silentLogger } from '../../src/logging/logger.ts';
-import { createService, type Service } from '../../src/service.ts';
+import type { Service } from '../../src/service.ts';
 import { temporaryDirectory, twoSourceCatalog, writeCatalog } from '../support/catalogFixture.ts';
+import { listeningServices } from '../support/listeningService.ts';
+import { until } from '../support/until.ts';
 
 /** Two sources of 1.5 M distinct keys each: comparing them on `key` takes a second or more. */
 function heavyDatabase(directory: string): string {
@@ -37,23 +35,11 @@ beforeAll(() => {
   catalog = writeCatalog(directory, twoSourceCatalog());
 }, 60_000);
 
-const running: { service: Service; server: Server }[] = [];
-afterEach(async () => {
-  for (const { service, server } of running.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await service.close();
-  }
-});
+const services = listeningServices();
+afterEach(() => services.closeAll());
 
-async function start(environment: Record<string, string> = {}): Promise<{ service: Service; url: string }> {
-  const env = { LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', DATA_DB: dataDb, CATALOG: catalog, APP_DB: path.join(temporaryDirectory(), 'app.db'), RATE_LIMIT_PER_MINUTE: '0', ...environment };
-  const service = await createService(loadConfig(env as NodeJS.ProcessEnv), silentLogger());
-  const server = await new Promise<Server>((resolve) => {
-    const started = service.app.listen(0, '127.0.0.1', () => resolve(started));
-  });
-  running.push({ service, server });
-  return { service, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+function start(environment: Record<string, string> = {}): Promise<{ service: Service; url: string }> {
+  return services.start({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', DATA_DB: dataDb, CATALOG: catalog, APP_DB: path.join(temporaryDirectory(), 'app.db'), RATE_LIMIT_PER_MINUTE: '0', ...environment });
 }
 
 const heavy = { source_a: 'left', source_b: 'right', measure: 'amount', align_on: ['key'] };
@@ -62,15 +48,6 @@ const post = (url: string, tool: string, body: unknown, signal?: AbortSignal) =>
   fetch(`${url}/tools/${tool}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
 const health = async (url: string) => (await fetch(`${url}/health`)).json() as Promise<any>;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<number> {
-  const started = Date.now();
-  while (!(await condition())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
-  return Date.now() - started;
-}
 
 describe('POST /tools with clients that hang up', () => {
   it('frees the pool within a bound: queued queries leave, running ones stop, the next query is answered at once', async () => {

@@ -7,16 +7,17 @@
  */
 import { Router } from 'express';
 import type { ConversationService } from '../../conversations/conversationService.ts';
-import { ModelProviderError, StorageUnavailableError } from '../../errors/index.ts';
+import { ModelProviderError } from '../../errors/index.ts';
+import type { Logger } from '../../logging/logger.ts';
 import { toModelProviderError } from '../../model/providerErrors.ts';
 import { requestObservation } from '../../observability/observe.ts';
 import { questionHooks } from '../../observability/questionTrace.ts';
 import type { AppServices } from '../app.ts';
 import { openEventStream, wantsEventStream } from '../eventStream.ts';
-import { modelProblemKind, problemBody, sendModelProblem, sendProblem } from '../problem.ts';
+import { abortOnDisconnect } from '../abortOnDisconnect.ts';
+import { problemBody, problemFor, sendProblem, type Problem, type ProblemKind } from '../problem.ts';
 import { callerOf } from '../security/access.ts';
 import { jsonBody } from '../validation.ts';
-import { refusedTurnProblem } from './chatTurns.ts';
 
 /**
  * The body of POST /chat as openapi.yaml's ChatRequest declares it; the contract middleware has
@@ -36,28 +37,22 @@ export function chatRoutes(services: AppServices, conversations: ConversationSer
     const body = jsonBody<ChatRequest>(request, response);
     if (!body) return;
     const owner = callerOf(response);
-    let session;
-    try {
-      session = await conversations.open(body.session_id, owner);
-    } catch (error) {
-      const refused = refusedTurnProblem(error);
-      if (!refused) throw error;
-      sendProblem(response, refused.kind, refused.detail, refused.extra);
-      return;
-    }
+    // A full session (TurnLimitError) or unavailable storage is answered by errorHandler (problemFor).
+    const session = await conversations.open(body.session_id, owner);
     if (!session) {
       sendProblem(response, 'sessionNotFound', `No session '${body.session_id}': it never existed or has expired. Omit session_id to start a new conversation.`);
       return;
     }
     // Stop working when the client goes away or the overall deadline passes.
-    const disconnected = new AbortController();
-    response.on('close', () => {
-      if (!response.writableFinished) disconnected.abort();
-    });
-    const signal = AbortSignal.any([disconnected.signal, AbortSignal.timeout(services.chatDeadlineMs)]);
+    const disconnected = abortOnDisconnect(response);
+    const signal = AbortSignal.any([disconnected, AbortSignal.timeout(services.chatDeadlineMs)]);
     const logger = request.log.child({ session_id: session.id });
     // Past this point a streamed request gets its answer, or its error, as events.
     const events = wantsEventStream(body.stream, request.headers.accept) ? openEventStream(response) : undefined;
+    const replyProblem = (kind: ProblemKind, detail: string, extra: Record<string, unknown>) => {
+      if (events) events.error(problemBody(response, kind, detail, extra));
+      else sendProblem(response, kind, detail, extra);
+    };
     const observation = requestObservation(response);
     try {
       const result = await conversations.ask({
@@ -67,7 +62,7 @@ export function chatRoutes(services: AppServices, conversations: ConversationSer
         locale: body.locale,
         logger,
         signal,
-        clientGone: () => disconnected.signal.aborted,
+        clientGone: () => disconnected.aborted,
         onEvent: events?.send,
         hooks: questionHooks({ logger, metrics: observation?.metrics, requestId: observation?.requestId }),
       });
@@ -84,35 +79,30 @@ export function chatRoutes(services: AppServices, conversations: ConversationSer
       if (events) events.final(answer);
       else response.json(answer);
     } catch (error) {
-      if (disconnected.signal.aborted) {
+      if (disconnected.aborted) {
         logger.info('chat cancelled: the client went away');
         return;
       }
-      const refused = refusedTurnProblem(error);
-      if (refused) {
-        logger.warn({ reason: refused.kind }, 'chat refused: the turn cannot be added to this session');
-        if (events) events.error(problemBody(response, refused.kind, refused.detail, refused.extra));
-        else sendProblem(response, refused.kind, refused.detail, refused.extra);
-        return;
-      }
-      if (StorageUnavailableError.isInstance(error)) {
-        // APP_DB deleted, replaced or damaged: 503, never an answer whose turn would be lost.
-        logger.error({ reason: error.message }, 'chat refused: the turn cannot be stored');
-        if (events) events.error(problemBody(response, 'storageUnavailable', error.message, { session_id: session.id }));
-        else sendProblem(response, 'storageUnavailable', error.message, { session_id: session.id });
-        return;
-      }
-      if (!ModelProviderError.isInstance(error) && !signal.aborted) {
+      // A known failure is answered as such; anything else the deadline cut short is the model's timeout.
+      const failure = problemFor(error) || !signal.aborted ? error : toModelProviderError(error, signal);
+      const problem = problemFor(failure);
+      if (!problem) {
         if (!events) throw error; // a bug: the error handler logs it and answers 500
         logger.error({ err: error }, 'chat failed');
-        events.error(problemBody(response, 'internal', 'Something went wrong on our side; the error was logged.', { session_id: session.id }));
+        replyProblem('internal', 'Something went wrong on our side; the error was logged.', { session_id: session.id });
         return;
       }
-      const failure = ModelProviderError.isInstance(error) ? error : toModelProviderError(error, signal);
-      logger.warn({ reason: failure.kind, err: failure.cause }, 'chat failed: model provider');
-      if (events) events.error(problemBody(response, modelProblemKind(failure), failure.message, { reason: failure.kind, session_id: session.id }));
-      else sendModelProblem(response, failure, { session_id: session.id });
+      logFailure(logger, failure, problem);
+      replyProblem(problem.kind, problem.detail, { ...problem.extra, session_id: session.id });
     }
   });
   return router;
+}
+
+/** One log line per expected failure: the model provider's, storage's, or a refused turn. */
+function logFailure(logger: Logger, failure: unknown, problem: Problem): void {
+  if (ModelProviderError.isInstance(failure)) logger.warn({ reason: failure.kind, err: failure.cause }, 'chat failed: model provider');
+  // APP_DB deleted, replaced or damaged: 503, never an answer whose turn would be lost.
+  else if (problem.kind === 'storageUnavailable') logger.error({ reason: problem.detail }, 'chat refused: the turn cannot be stored');
+  else logger.warn({ reason: problem.kind }, 'chat refused: the turn cannot be added to this session');
 }

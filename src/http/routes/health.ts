@@ -7,16 +7,15 @@
 import path from 'node:path';
 import { Router } from 'express';
 import type { ModelDescription } from '../../model/createChatModel.ts';
+import { healthComponents, overallStatus } from '../../shared/health.ts';
+import { safeUrl } from '../../shared/redact.ts';
 import type { AppServices } from '../app.ts';
-
-type Status = 'ok' | 'degraded' | 'down';
 
 export function healthRoutes(services: AppServices): Router {
   const router = Router();
   router.get('/health', (_request, response) => {
-    const pool = services.queries.componentHealth();
-    const components = { data_database: pool.data, app_database: services.sessions.storageHealth(), query_workers: pool.workers };
-    const status = overallStatus(Object.values(components).map((component) => component.status));
+    const components = healthComponents({ pool: services.queries, storage: () => services.sessions.storageHealth() });
+    const status = overallStatus(components);
     // 'down' answers 503, so a load balancer or readiness probe takes the instance out of rotation.
     response.status(status === 'down' ? 503 : 200).json({
       status,
@@ -34,31 +33,8 @@ export function healthRoutes(services: AppServices): Router {
   return router;
 }
 
-/** The worst of the components' statuses. */
-function overallStatus(statuses: Status[]): Status {
-  if (statuses.includes('down')) return 'down';
-  return statuses.includes('degraded') ? 'degraded' : 'ok';
-}
-
-/**
- * The model description without secrets: the base URL loses user, password, query and fragment.
- * @example
- * publicModelDescription({ provider: 'openai', name: 'm', base_url: 'http://u:p@host/v1?token=t' }).base_url; // 'http://host/v1'
- */
-export function publicModelDescription(model: ModelDescription): ModelDescription {
+/** The model description without secrets: the base URL as {@link safeUrl} shows it. */
+function publicModelDescription(model: ModelDescription): ModelDescription {
   if (model.base_url === undefined) return model;
-  return { ...model, base_url: publicUrl(model.base_url) };
-}
-
-function publicUrl(raw: string): string {
-  try {
-    const url = new URL(raw);
-    url.username = '';
-    url.password = '';
-    url.search = '';
-    url.hash = '';
-    return url.toString();
-  } catch {
-    return '(not shown)';
-  }
+  return { ...model, base_url: safeUrl(model.base_url) };
 }

@@ -5,6 +5,7 @@
  */
 import { Router } from 'express';
 import type { ConversationService } from '../../conversations/conversationService.ts';
+import { abortOnDisconnect } from '../abortOnDisconnect.ts';
 import type { AppServices } from '../app.ts';
 import { sendProblem, type ProblemKind } from '../problem.ts';
 
@@ -52,13 +53,10 @@ export function toolRoutes(services: AppServices, conversations: ConversationSer
       return;
     }
     // A client that hangs up cancels its work: queued queries leave the line, running ones stop.
-    const disconnected = new AbortController();
-    response.on('close', () => {
-      if (!response.writableFinished) disconnected.abort();
-    });
+    const disconnected = abortOnDisconnect(response);
     // The same tool context as the agent's (the conversation service builds both).
-    const { outcome, durationMs } = await conversations.runTool(name, args, { logger: request.log, signal: disconnected.signal });
-    if (disconnected.signal.aborted) {
+    const { outcome, durationMs } = await conversations.runTool(name, args, { logger: request.log, signal: disconnected });
+    if (disconnected.aborted) {
       request.log.info({ tool: name, duration_ms: durationMs }, 'tool call cancelled: the client went away');
       return;
     }

@@ -13,6 +13,7 @@ import { chromium, type BrowserContext, type Locator, type Page } from 'playwrig
 import { loadConfig } from '../../../src/config/config.ts';
 import { silentLogger } from '../../../src/logging/logger.ts';
 import { createService, type Service } from '../../../src/service.ts';
+import { DEFAULT_CHROMIUM_PATH, INSTALL_COMMAND } from '../../../scripts/ensureChromium.ts';
 
 // Globals of the page, for the callbacks that run in the browser (the project type-checks without the DOM library).
 declare const document: any, window: any, MutationObserver: any;
@@ -21,7 +22,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 export const artifactsDirectory = path.join(root, 'test/.artifacts/web');
 
 /** Where Chromium is expected; CHROMIUM_PATH overrides it. */
-export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const chromiumPath = process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH;
 
 const CHROMIUM_FLAGS = [
   '--headless',
@@ -134,7 +135,7 @@ export async function launchBrowser(options: { viewport?: { width: number; heigh
   if (!existsSync(chromiumPath)) {
     throw new Error(
       `Chromium is not installed at ${chromiumPath}; the browser tests need it. Install it with ` +
-        '`apt-get update && apt-get install -y chromium` (.ci/run does this), or set CHROMIUM_PATH to a Chromium binary.',
+        `\`${INSTALL_COMMAND}\` (.ci/run does this), or set CHROMIUM_PATH to a Chromium binary.`,
     );
   }
   const profile = mkdtempSync(path.join(tmpdir(), 'analyst-chromium-'));
