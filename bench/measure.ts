@@ -10,7 +10,7 @@ import { loadCatalog } from '../src/catalog/loadCatalog.ts';
 import { projectRoot } from '../src/config/config.ts';
 import { createDataAccess } from '../src/data/dataAccess.ts';
 import { openDataDatabase, tableColumns, type DataDatabase } from '../src/data/database.ts';
-import { classify } from '../src/data/reconciliation.ts';
+import { classify } from '../skills/data_analyst/classification.ts';
 import { silentLogger } from '../src/logging/logger.ts';
 import { compare } from '../skills/data_analyst/compareSources.ts';
 import { ALIGNMENTS, MEASURE, SOURCE_A, SOURCE_B } from './cases.ts';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { commonDimensions, findMeasure, findSource, measureUnit, type Catalog, type Measure, type Source } from '../../src/catalog/catalog.ts';
 import { filtersSchema, resolveFilters, type Condition, type FilterInput } from '../../src/catalog/filters.ts';
 import { thresholdSchema } from '../../src/catalog/schema.ts';
-import type { ComparisonOutcome, KeyExpression, Thresholds } from '../../src/data/reconciliation.ts';
+import { reconcile, type ComparisonOutcome, type KeyExpression, type Thresholds } from './classification.ts';
 import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts';
 import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
@@ -86,10 +86,10 @@ export async function compare(args: CompareArguments, context: ToolContext) {
     ...(currencyKey.added ? [currencyExpression(source, measure)] : []),
   ];
 
-  const outcome = await context.data.compare({
+  const outcome = await reconcile(context.data, {
     keyNames,
-    a: { table: sourceA.table, measure: { aggregation: measureA.aggregation, column: measureA.column }, keys: keyOf(sourceA, measureA), where: toWhere(filtersA.conditions) },
-    b: { table: sourceB.table, measure: { aggregation: measureB.aggregation, column: measureB.column }, keys: keyOf(sourceB, measureB), where: toWhere(filtersB.conditions) },
+    a: { table: sourceA.table, measure: { function: measureA.aggregation, column: measureA.column }, keys: keyOf(sourceA, measureA), where: toWhere(filtersA.conditions) },
+    b: { table: sourceB.table, measure: { function: measureB.aggregation, column: measureB.column }, keys: keyOf(sourceB, measureB), where: toWhere(filtersB.conditions) },
     thresholds,
     top: args.top ?? DEFAULT_TOP_DIFFERENCES,
     currencyKeyIndex: currencyKey.index,

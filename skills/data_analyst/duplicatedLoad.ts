@@ -7,10 +7,9 @@
  */
 import type { Dimension, Source } from '../../src/catalog/catalog.ts';
 import { resolveFilters } from '../../src/catalog/filters.ts';
-import type { DuplicatePattern } from '../../src/data/dataQuality.ts';
-import { roundAmount } from '../../src/data/reconciliation.ts';
-import type { WhereCondition } from '../../src/data/sql.ts';
-import type { ToolContext } from '../../src/skills/api.ts';
+import { roundAmount, type Filter, type ToolContext } from '../../src/skills/api.ts';
+// The duplicate scan is data_quality's algorithm; a duplicated load is one reading of its patterns.
+import { scanDuplicates, type DuplicatePattern } from '../data_quality/duplicateScan.ts';
 import type { CompareArguments } from './compareSources.ts';
 import { toWhere } from '../../src/catalog/filters.ts';
 
@@ -79,7 +78,7 @@ interface Side {
   which: 'a' | 'b';
   source: Source;
   load: Dimension;
-  where: WhereCondition[];
+  where: Filter[];
   /** Clean duplicate patterns (copies identical in every compared dimension and the amount). */
   patterns: DuplicatePattern[];
   /** What the extra copies add, in the gap's currency. */
@@ -114,7 +113,8 @@ export async function findDuplicatedLoad(scoped: CompareArguments, gap: { differ
     const named = (name: string) => ({ name, column: source.dimensions.get(name)!.column });
     const amountColumn = measure.aggregation === 'sum' ? measure.column : undefined;
     const compared = [...source.dimensions.values()].filter((d) => !key.includes(d.name) && d !== load && d !== currency);
-    const outcome = await context.data.findDuplicates(
+    const outcome = await scanDuplicates(
+      context.data,
       { table: source.table, key: key.map(named), currency: undefined, amountColumn, describe: [named(load.name)], compare: compared.map((d) => named(d.name)), where, top: EXAMPLES, keysPerPattern: KEYS_CHECKED },
       context.signal,
     );
@@ -165,8 +165,8 @@ const byValue = (x: string | null, y: string | null) => (x === null ? 1 : y === 
  * apart (both or neither have every load), the first load in sort order holds the originals.
  */
 async function splitLoads(requests: (string | null)[], other: Side, context: ToolContext): Promise<{ extra: (string | null)[]; original: (string | null)[] }> {
-  const result = await context.data.aggregate(
-    { table: other.source.table, groupBy: [{ name: 'load', column: other.load.column }], measures: [], where: other.where, orderBy: [], limit: MAX_LOAD_VALUES },
+  const result = await context.data.run(
+    { kind: 'select', table: other.source.table, columns: [{ name: 'load', column: other.load.column }], aggregates: [{ name: 'rows', function: 'count' }], where: other.where, limit: MAX_LOAD_VALUES },
     context.signal,
   );
   const present = new Set(result.rows.map((row) => (row.load === null ? null : String(row.load))));
@@ -181,13 +181,13 @@ async function heldOnce(keys: Record<string, string | null>[], key: string[], ot
   if (keys.length === 0) return undefined;
   const dimensions = key.map((name) => other.source.dimensions.get(name)!);
   const firstValues = [...new Set(keys.map((k) => k[key[0]!] ?? null))];
-  const result = await context.data.aggregate(
+  const result = await context.data.run(
     {
+      kind: 'select',
       table: other.source.table,
-      groupBy: dimensions.map((d) => ({ name: d.name, column: d.column })),
-      measures: [{ name: 'copies', aggregation: 'count', column: undefined }],
+      columns: dimensions.map((d) => ({ name: d.name, column: d.column })),
+      aggregates: [{ name: 'copies', function: 'count' }],
       where: [...other.where, { column: dimensions[0]!.column, kind: 'in', values: firstValues }],
-      orderBy: [],
       limit: MAX_LOAD_VALUES,
     },
     context.signal,

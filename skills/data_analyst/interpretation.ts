@@ -2,7 +2,7 @@
  * The one-line reading of a comparison, for people: how well the sides align and where the
  * largest gap is, with amounts and currencies.
  */
-import type { ComparedRow, ComparisonOutcome } from '../../src/data/reconciliation.ts';
+import type { ComparedRow, ComparisonOutcome } from './classification.ts';
 import { formatAmount, formatPercent } from '../../src/shared/format.ts';
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;

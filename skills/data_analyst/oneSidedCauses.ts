@@ -5,7 +5,7 @@
  */
 import type { Source } from '../../src/catalog/catalog.ts';
 import { resolveFilters } from '../../src/catalog/filters.ts';
-import type { ToolContext } from '../../src/skills/api.ts';
+import { aggregateOf, type ToolContext } from '../../src/skills/api.ts';
 import type { CompareArguments } from './compareSources.ts';
 import { toWhere } from '../../src/catalog/filters.ts';
 
@@ -44,19 +44,21 @@ export async function findOneSidedCauses(scoped: CompareArguments, only: readonl
     const candidates = [...source.dimensions.keys()].filter((d) => !other.dimensions.has(d) && (!only || only.includes(d)));
     for (const dimension of candidates) {
       const column = source.dimensions.get(dimension)!.column;
-      const result = await context.data.aggregate(
+      const result = await context.data.run(
         {
+          kind: 'select',
           table: source.table,
-          groupBy: [{ name: dimension, column }],
-          measures: [{ name: 'amount', aggregation: measure.aggregation, column: measure.column }],
+          columns: [{ name: dimension, column }],
+          aggregates: [aggregateOf('amount', { function: measure.aggregation, column: measure.column })],
           where: toWhere(filters.conditions),
-          orderBy: [],
           limit: MAX_ONE_SIDED_VALUES,
+          countAll: true,
         },
         context.signal,
       );
       // A dimension with one value, or too many to scan, cannot single out a cause.
-      if (result.totalRows < 2 || result.totalRows > MAX_ONE_SIDED_VALUES) continue;
+      const groups = result.total ?? 0;
+      if (groups < 2 || groups > MAX_ONE_SIDED_VALUES) continue;
       for (const row of result.rows) {
         const amount = Number(row.amount);
         const target = targets.find((t) => Math.abs(amount - sign * t.difference) <= Math.max(0.01, Math.abs(t.difference) * 0.001));

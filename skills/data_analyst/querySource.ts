@@ -5,8 +5,8 @@
 import { z } from 'zod';
 import { findDimension, findMeasure, findSource, measureUnit, type Measure, type Source } from '../../src/catalog/catalog.ts';
 import { filtersSchema, resolveFilters, toWhere } from '../../src/catalog/filters.ts';
-import { roundAmount } from '../../src/data/reconciliation.ts';
-import { defineTool, ToolError } from '../../src/skills/api.ts';
+import { roundAmount } from '../../src/shared/amounts.ts';
+import { aggregateOf, defineTool, ToolError, type Row } from '../../src/skills/api.ts';
 import { presentQuery } from './presentations.ts';
 import { appliedFilters } from './schemas.ts';
 import { describeQuery } from './summaries.ts';
@@ -62,13 +62,15 @@ export const querySource = defineTool({
     if (requested > MAX_QUERY_ROWS) notes.push(`limit ${requested} was lowered to the maximum of ${MAX_QUERY_ROWS} rows.`);
     const limit = Math.min(requested, MAX_QUERY_ROWS);
 
-    const result = await context.data.aggregate({
+    const result = await context.data.run({
+      kind: 'select',
       table: source.table,
-      groupBy: dimensions.map((d) => ({ name: d.name, column: d.column })),
-      measures: measures.map((m) => ({ name: m.name, aggregation: m.aggregation, column: m.column })),
+      columns: dimensions.map((d) => ({ name: d.name, column: d.column })),
+      aggregates: measures.map((m) => aggregateOf(m.name, { function: m.aggregation, column: m.column })),
       where: toWhere(filters.conditions),
       orderBy,
       limit,
+      countAll: true,
     }, context.signal);
     if (result.rows.length === 0) {
       await checkFilterValuesExist(source, filters.conditions, context);
@@ -87,8 +89,8 @@ export const querySource = defineTool({
       filters: filters.applied,
       rows: fitted,
       row_count: fitted.length,
-      total_rows: result.totalRows,
-      truncated: result.totalRows > fitted.length,
+      total_rows: result.total ?? 0,
+      truncated: (result.total ?? 0) > fitted.length,
       ...(notes.length ? { notes } : {}),
       sql: result.sql,
     };
@@ -141,7 +143,7 @@ function invalidOrder(field: string, fields: string[]): ToolError {
 }
 
 
-function roundMeasures(row: Record<string, string | number | null>, measures: Measure[]) {
+function roundMeasures(row: Row, measures: Measure[]) {
   const copy = { ...row };
   for (const m of measures) {
     const value = copy[m.name];

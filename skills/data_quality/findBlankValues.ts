@@ -8,7 +8,7 @@ import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import type { Dimension, Source } from '../../src/catalog/catalog.ts';
 import { filtersSchema } from '../../src/catalog/filters.ts';
-import type { BlankDimension } from '../../src/data/dataQuality.ts';
+import { scanBlankValues, type BlankDimension } from './blankScan.ts';
 import { defineTool } from '../../src/skills/api.ts';
 import { findingSummary, presentBlanks } from './presentations.ts';
 import { blanksOutput } from './schemas.ts';
@@ -47,7 +47,8 @@ export const findBlankValues = defineTool({
     const currency = currencyDimension(source, measure);
     const allowed = new Set(dimensions.filter(blankAllowed).map((d) => d.name));
     const contextDims = contextDimensions(context.catalog, source);
-    const outcome = await context.data.findBlankValues(
+    const outcome = await scanBlankValues(
+      context.data,
       {
         table: source.table,
         dimensions: dimensions.map((d) => ({ ...named(d), details: !allowed.has(d.name) || args.dimensions !== undefined })),

@@ -7,11 +7,9 @@ import { z } from 'zod';
 import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { measureUnit, type Dimension, type Source } from '../../src/catalog/catalog.ts';
 import { filtersSchema } from '../../src/catalog/filters.ts';
-import type { DuplicateGroup, DuplicateOutcome, DuplicatePattern } from '../../src/data/dataQuality.ts';
-import type { WhereCondition } from '../../src/data/sql.ts';
-import { roundAmount } from '../../src/data/reconciliation.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
-import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { defineTool, roundAmount, ToolError, type Filter, type ToolContext } from '../../src/skills/api.ts';
+import { scanDuplicates, type DuplicateGroup, type DuplicateOutcome, type DuplicatePattern } from './duplicateScan.ts';
 import { findingSummary, presentDuplicates } from './presentations.ts';
 import { duplicatesOutput } from './schemas.ts';
 import { formatAmount } from '../../src/shared/format.ts';
@@ -70,7 +68,8 @@ export const findDuplicates = defineTool({
     // Copies are grouped per currency anyway (amounts of different currencies never add up).
     const groupCurrency = currency;
 
-    const outcome = await context.data.findDuplicates(
+    const outcome = await scanDuplicates(
+      context.data,
       {
         table: source.table,
         key: key.map(named),
@@ -206,37 +205,38 @@ function patternRow(pattern: DuplicatePattern, shape: Shape) {
  * would be without the extra copies, and the first ignored dimension's values (e.g. load
  * requests) with their lines, marking a value that holds nothing but one copy of each record.
  */
-async function scopeTotals(pattern: DuplicatePattern, shape: Shape, source: Source, where: WhereCondition[], amountColumn: string | undefined, context: ToolContext) {
+async function scopeTotals(pattern: DuplicatePattern, shape: Shape, source: Source, where: Filter[], amountColumn: string | undefined, context: ToolContext) {
   if (!amountColumn) return {};
   const pinned = shape.contextDims.map((d) => [d, pattern.values[d.name] ?? []] as const);
   if (pinned.length === 0 || pinned.some(([, values]) => values.length !== 1)) return {};
   const split = shape.ignore[0];
-  const conditions: WhereCondition[] = [
+  const conditions: Filter[] = [
     ...where,
-    ...pinned.map(([d, values]): WhereCondition => ({ column: d.column, kind: 'in', values: [values[0]!] })),
+    ...pinned.map(([d, values]): Filter => ({ column: d.column, kind: 'in', values: [values[0]!] })),
     ...(shape.currency ? [{ column: shape.currency.column, kind: 'in' as const, values: [pattern.currency] }] : []),
   ];
-  const result = await context.data.aggregate(
+  const result = await context.data.run(
     {
+      kind: 'select',
       table: source.table,
-      groupBy: split ? [{ name: split.name, column: split.column }] : [],
-      measures: [
-        { name: 'records', aggregation: 'count', column: undefined },
-        { name: 'amount', aggregation: 'sum', column: amountColumn },
+      columns: split ? [{ name: 'value', column: split.column }] : [],
+      aggregates: [
+        { name: 'records', function: 'count' },
+        { name: 'amount', function: 'sum', column: amountColumn },
       ],
       where: conditions,
-      orderBy: [],
       limit: 50,
+      countAll: true,
     },
     context.signal,
   );
-  const rows = result.rows.map((row) => ({ value: split ? ((row[split.name] ?? null) as string | null) : null, records: Number(row.records), amount: roundAmount(Number(row.amount ?? 0)) }));
+  const rows = result.rows.map((row) => ({ value: split && row.value !== null && row.value !== undefined ? String(row.value) : null, records: Number(row.records), amount: roundAmount(Number(row.amount ?? 0)) }));
   const records = rows.reduce((sum, row) => sum + row.records, 0);
   const amount = roundAmount(rows.reduce((sum, row) => sum + row.amount, 0));
   const oneCopy = roundAmount(pattern.amount / pattern.copies);
   return {
     scope: { records, amount, without_copies: roundAmount(amount - pattern.duplicatedAmount) },
-    ...(split && result.totalRows <= rows.length
+    ...(split && (result.total ?? 0) <= rows.length
       ? {
           breakdown: {
             dimension: split.name,

@@ -8,10 +8,9 @@ import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { findMeasure, measureUnit, type Dimension, type Measure, type Source } from '../../src/catalog/catalog.ts';
 import { filtersSchema, type Condition } from '../../src/catalog/filters.ts';
 import { describePeriod } from '../../src/catalog/periods.ts';
-import type { PeriodTotal } from '../../src/data/dataQuality.ts';
-import { roundAmount } from '../../src/data/reconciliation.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
-import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { defineTool, distinctValues, roundAmount, ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { periodTotals, type PeriodTotal } from './periodTotals.ts';
 import { findingSummary, presentOutliers } from './presentations.ts';
 import { outliersOutput } from './schemas.ts';
 import { formatAmount } from '../../src/shared/format.ts';
@@ -67,8 +66,9 @@ export const findOutlierPeriods = defineTool({
     if (requested > MAX_OUTLIERS) notes.push(`limit ${requested} was lowered to the maximum of ${MAX_OUTLIERS} outliers.`);
     const limit = Math.min(requested, MAX_OUTLIERS);
 
-    const totals = await context.data.periodTotals(
-      { table: source.table, series: series.map(named), period: named(period), measure: { aggregation: measure.aggregation, column: measure.column }, loadColumn: load?.column, where: scope.where, limit: MAX_PERIOD_ROWS },
+    const totals = await periodTotals(
+      context.data,
+      { table: source.table, series: series.map(named), period: named(period), measure: { function: measure.aggregation, column: measure.column }, loadColumn: load?.column, where: scope.where, limit: MAX_PERIOD_ROWS },
       context.signal,
     );
     if (totals.truncated) {
@@ -135,7 +135,7 @@ async function periodsInScope(rows: PeriodTotal[], source: Source, period: Dimen
   const first = seen[0]!;
   const last = seen.at(-1)!;
   const filter = conditions.find((c) => c.dimension.name === period.name);
-  const known = (await context.data.distinctValues(source.table, period.column, MAX_KNOWN_PERIODS, context.signal)).filter((p): p is string => p !== null);
+  const known = (await distinctValues(context.data, source.table, period.column, MAX_KNOWN_PERIODS, context.signal)).filter((p): p is string => p !== null);
   const inFilter = (p: string) =>
     !filter || (filter.kind === 'in' ? filter.values.includes(p) : (filter.from === undefined || p >= filter.from) && (filter.to === undefined || p <= filter.to));
   return [...new Set([...seen, ...known.filter((p) => p >= first && p <= last && inFilter(p))])].sort();

@@ -4,7 +4,7 @@
  * so one or two extreme periods cannot hide themselves by inflating the spread, as they would
  * with a mean and a standard deviation.
  */
-import { roundAmount } from '../../src/data/reconciliation.ts';
+import { roundAmount } from '../../src/skills/api.ts';
 
 export interface SeriesPoint {
   period: string;

@@ -5,17 +5,19 @@
  */
 import { findDimension, findMeasure, findSource, type Catalog, type Dimension, type Measure, type Source } from '../../src/catalog/catalog.ts';
 import { resolveFilters, toWhere, type FilterInput, type ResolvedFilters } from '../../src/catalog/filters.ts';
-import type { NamedColumn } from '../../src/data/dataQuality.ts';
-import type { WhereCondition } from '../../src/data/sql.ts';
 import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
-import { ToolError } from '../../src/skills/api.ts';
+import { ToolError, type Filter } from '../../src/skills/api.ts';
 
-/** Values listed when a filter value does not exist. */
+/** A catalog dimension as a query needs it: its logical name and its column. */
+export interface NamedColumn {
+  name: string;
+  column: string;
+}
 
 export interface Scope {
   source: Source;
   filters: ResolvedFilters;
-  where: WhereCondition[];
+  where: Filter[];
   notes: string[];
 }
 
@@ -29,7 +31,6 @@ export function resolveScope(catalog: Catalog, sourceName: string, filters: Filt
   }
   return { source, filters: resolved, where: toWhere(resolved.conditions), notes };
 }
-
 
 export const named = (dimension: Dimension): NamedColumn => ({ name: dimension.name, column: dimension.column });
 

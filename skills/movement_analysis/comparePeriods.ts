@@ -1,7 +1,7 @@
 /**
  * compare_periods: one measure of one source in period A vs period B (months, quarters or any
- * range), split by dimensions and ranked by contribution to the change B − A. Built from two
- * `aggregate` calls merged here; local-currency amounts are split by currency, never added.
+ * range), split by dimensions and ranked by contribution to the change B − A. Built from two grouped
+ * selects (one per period side) merged here; local-currency amounts are split by currency, never added.
  */
 import { findDimension } from '../../src/catalog/catalog.ts';
 import { defineTool, ToolError } from '../../src/skills/api.ts';

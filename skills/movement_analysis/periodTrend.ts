@@ -1,6 +1,6 @@
 /**
  * period_trend: one measure of one source per period (one series per currency), with each
- * period's change against the one before and the largest changes. One `aggregate` call.
+ * period's change against the one before and the largest changes. One grouped select.
  */
 import { formatAmount, formatPercent } from '../../src/shared/format.ts';
 import { describePeriod } from '../../src/catalog/periods.ts';

@@ -6,7 +6,7 @@
 import { textFormat } from '../../src/skills/answerText.ts';
 import { findDimension, findMeasure, findSource, measureUnit, periodDimension, type Catalog, type Dimension, type Measure, type Source } from '../../src/catalog/catalog.ts';
 import { resolveFilters, toWhere, type Condition, type FilterInput } from '../../src/catalog/filters.ts';
-import { ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { aggregateOf, ToolError, type ToolContext, type Value } from '../../src/skills/api.ts';
 import { MAX_GROUPS } from './schemas.ts';
 
 export type PeriodInput = string | { from: string; to: string };
@@ -84,16 +84,18 @@ export const round = (value: number) => Math.round(value * 100) / 100;
  * const { rows, truncated } = await aggregateValue(scope, [scope.period], [sideCondition(scope, '2024012')], context);
  */
 export async function aggregateValue(scope: Scope, groupBy: { name: string; column: string }[], extra: Condition[], context: ToolContext) {
-  const result = await context.data.aggregate(
+  const result = await context.data.run(
     {
+      kind: 'select',
       table: scope.source.table,
-      groupBy: groupBy.map((d) => ({ name: d.name, column: d.column })),
-      measures: [{ name: 'value', aggregation: scope.measure.aggregation, column: scope.measure.column }],
+      columns: groupBy.map((d) => ({ name: d.name, column: d.column })),
+      aggregates: [aggregateOf('value', { function: scope.measure.aggregation, column: scope.measure.column })],
       where: toWhere([...scope.conditions, ...extra]),
-      orderBy: [],
       limit: MAX_GROUPS,
+      countAll: true,
     },
     context.signal,
   );
-  return { rows: result.rows, truncated: result.totalRows > result.rows.length };
+  // Plain columns and one measure: every value is a scalar.
+  return { rows: result.rows as Record<string, Value>[], truncated: (result.total ?? 0) > result.rows.length };
 }

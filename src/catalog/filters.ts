@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ToolError } from '../errors/index.ts';
 import { findDimension, type Dimension, type FilterScalar, type Source } from './catalog.ts';
 import { parsePeriod, parsePeriodSpan } from './periods.ts';
-import type { WhereCondition } from '../data/sql.ts';
+import type { Filter } from '../data/query.ts';
 import { MAX_FILTER_DIMENSIONS, MAX_FILTER_VALUES, MAX_NAME_CHARS, MAX_VALUE_CHARS } from '../shared/inputLimits.ts';
 
 const scalar = z.union([z.string().max(MAX_VALUE_CHARS), z.number(), z.boolean()]);
@@ -151,7 +151,7 @@ function describeCondition(condition: Condition): unknown {
  * @example
  * toWhere(resolveFilters(source, { company: '1000' }).conditions) // [{ column: 'compcode', kind: 'in', values: ['1000'] }]
  */
-export function toWhere(conditions: readonly Condition[]): WhereCondition[] {
+export function toWhere(conditions: readonly Condition[]): Filter[] {
   return conditions.map((c) =>
     c.kind === 'in' ? { column: c.dimension.column, kind: 'in', values: c.values } : { column: c.dimension.column, kind: 'range', from: c.from, to: c.to },
   );

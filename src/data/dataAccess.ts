@@ -1,55 +1,47 @@
 /**
- * The data layer's interface to skills: plans in, bounded results out. Asynchronous because
- * the work runs in query worker processes (see queryPool.ts), off the HTTP event loop.
+ * The data layer's one entry point for skills: a query description in, a bounded result out.
+ * Asynchronous because in the service the work runs in query worker processes (queryPool.ts),
+ * off the HTTP event loop; `createDataAccess` runs it in this process, for tests and scripts.
  */
 import { ToolError } from '../errors/index.ts';
-import type { AggregatePlan, AggregateResult } from './aggregate.ts';
 import type { DataDatabase } from './database.ts';
-import type { BlankValuesOutcome, BlankValuesPlan, DuplicateOutcome, DuplicatePlan, PeriodTotalsOutcome, PeriodTotalsPlan } from './dataQuality.ts';
-import { operations, type OperationInput, type OperationName, type OperationResult } from './operations.ts';
-import type { ComparisonOutcome, ComparisonPlan } from './reconciliation.ts';
+import { cancelledError } from './poolErrors.ts';
+import type { Query, ResultOf } from './query.ts';
+import { runQuery } from './sqliteEngine.ts';
 
 export interface DataAccess {
-  aggregate(plan: AggregatePlan, signal?: AbortSignal): Promise<AggregateResult>;
-  compare(plan: ComparisonPlan, signal?: AbortSignal): Promise<ComparisonOutcome>;
-  valueExists(table: string, column: string, value: string | null, signal?: AbortSignal): Promise<boolean>;
-  distinctValues(table: string, column: string, limit: number, signal?: AbortSignal): Promise<(string | null)[]>;
-  /** Keys that occur more than once (data quality). */
-  findDuplicates(plan: DuplicatePlan, signal?: AbortSignal): Promise<DuplicateOutcome>;
-  /** NULL, empty and placeholder values per dimension (data quality). */
-  findBlankValues(plan: BlankValuesPlan, signal?: AbortSignal): Promise<BlankValuesOutcome>;
-  /** A measure's totals per series and period (data quality: outlier periods). */
-  periodTotals(plan: PeriodTotalsPlan, signal?: AbortSignal): Promise<PeriodTotalsOutcome>;
+  /**
+   * Runs a query description (query.ts).
+   * @throws ToolError query_failed, timeout (also when cancelled), busy, data_unavailable
+   */
+  run<Q extends Query>(query: Q, signal?: AbortSignal): Promise<ResultOf<Q>>;
   close(): Promise<void>;
 }
 
 /**
- * Runs every operation on the given connection in this process. For tests and command-line
- * tools; the service uses the worker pool so that queries can be timed out.
+ * Runs queries on the given connection in this process. For tests and command-line tools; the
+ * service uses the worker pool so that queries can be timed out.
+ * @example
+ * const data = createDataAccess(openDataDatabase('data/sample.db'));
+ * const { rows } = await data.run({ kind: 'select', table: 'fi_reporting', aggregates: [{ name: 'rows', function: 'count' }] });
  */
 export function createDataAccess(database: DataDatabase): DataAccess {
-  const run = <Name extends OperationName>(operation: Name, input: OperationInput<Name>): Promise<OperationResult<Name>> => {
-    try {
-      return Promise.resolve((operations[operation] as (db: DataDatabase, input: unknown) => OperationResult<Name>)(database, input));
-    } catch (error) {
-      return Promise.reject(ToolError.isInstance(error) ? error : queryFailure(error));
-    }
-  };
   return {
-    aggregate: (plan) => run('aggregate', plan),
-    compare: (plan) => run('compare', plan),
-    valueExists: (table, column, value) => run('valueExists', { table, column, value }),
-    distinctValues: (table, column, limit) => run('distinctValues', { table, column, limit }),
-    findDuplicates: (plan) => run('findDuplicates', plan),
-    findBlankValues: (plan) => run('findBlankValues', plan),
-    periodTotals: (plan) => run('periodTotals', plan),
+    run: async (query, signal) => {
+      if (signal?.aborted) throw cancelledError();
+      try {
+        return await runQuery(database, query);
+      } catch (error) {
+        throw ToolError.isInstance(error) ? error : queryFailure(error);
+      }
+    },
     close: async () => {
       database.close();
     },
   };
 }
 
-/** SQLite errors become a recoverable tool error with the database's message and no stack. */
+/** Database errors become a recoverable tool error with the database's message and no stack. */
 export function queryFailure(error: unknown): ToolError {
   const message = error instanceof Error ? error.message : String(error);
   return new ToolError('query_failed', `The database could not run the query: ${message}`, {

@@ -5,12 +5,12 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { ConfigurationError } from '../errors/index.ts';
-import { registerReconciliationFunctions } from './reconciliation.ts';
+import { registerFoldFunction } from './sqliteEngine.ts';
 
 export type DataDatabase = Database.Database;
 
 /**
- * Opens the SQLite file read-only, with the SQL functions the data layer's statements use.
+ * Opens the SQLite file read-only, with the aggregate that runs a merge's reducer (sqliteEngine.ts).
  * @throws ConfigurationError when the file is missing or not a SQLite database.
  */
 export function openDataDatabase(filePath: string): DataDatabase {
@@ -22,7 +22,7 @@ export function openDataDatabase(filePath: string): DataDatabase {
     database.pragma('query_only = ON');
     // Touch the schema now so a corrupt or non-SQLite file fails at startup, not on the first question.
     database.prepare('SELECT count(*) FROM sqlite_schema').get();
-    registerReconciliationFunctions(database);
+    registerFoldFunction(database);
     return database;
   } catch (error) {
     throw new ConfigurationError(`DATA_DB: ${filePath} cannot be opened as a SQLite database: ${(error as Error).message}`);

@@ -1,5 +1,5 @@
 /**
- * Runs data operations in a pool of worker processes, so SQL never blocks the HTTP event loop
+ * Runs query descriptions in a pool of worker processes, so SQL never blocks the HTTP event loop
  * and a query past its timeout is truly stopped: its process is killed (the CPU is freed at
  * once) and replaced, and the caller gets a `timeout` tool error with a hint to narrow the question.
  *
@@ -21,7 +21,7 @@ import { fileIdentity, watchFile, type FileState, type FileWatch } from '../shar
 import type { ComponentHealth } from '../shared/health.ts';
 import { isFileFailure } from '../shared/sqliteErrors.ts';
 import { queryFailure, type DataAccess } from './dataAccess.ts';
-import type { OperationInput, OperationName, OperationResult } from './operations.ts';
+import type { Query, ResultOf } from './query.ts';
 import { busyError, cancelledError, dataUnavailableError, shuttingDownError, timeoutError } from './poolErrors.ts';
 import { PoolHealth, type PoolCounters, type QueryPoolStats } from './poolHealth.ts';
 import type { RespawnLimits } from './respawnLimiter.ts';
@@ -53,8 +53,7 @@ export interface QueryPoolOptions {
 
 interface Task {
   id: number;
-  operation: OperationName;
-  input: unknown;
+  query: Query;
   enqueuedAt: number;
   /** When a worker took it (0 while it waits). */
   startedAt: number;
@@ -117,14 +116,10 @@ export class QueryPool implements DataAccess {
     return pool;
   }
 
-  // DataAccess: every operation runs in a worker process.
-  aggregate = (plan: OperationInput<'aggregate'>, signal?: AbortSignal) => this.run('aggregate', plan, signal);
-  compare = (plan: OperationInput<'compare'>, signal?: AbortSignal) => this.run('compare', plan, signal);
-  valueExists = (table: string, column: string, value: string | null, signal?: AbortSignal) => this.run('valueExists', { table, column, value }, signal);
-  distinctValues = (table: string, column: string, limit: number, signal?: AbortSignal) => this.run('distinctValues', { table, column, limit }, signal);
-  findDuplicates = (plan: OperationInput<'findDuplicates'>, signal?: AbortSignal) => this.run('findDuplicates', plan, signal);
-  findBlankValues = (plan: OperationInput<'findBlankValues'>, signal?: AbortSignal) => this.run('findBlankValues', plan, signal);
-  periodTotals = (plan: OperationInput<'periodTotals'>, signal?: AbortSignal) => this.run('periodTotals', plan, signal);
+  /** Runs a query description in a worker process (DataAccess). */
+  run<Q extends Query>(query: Q, signal?: AbortSignal): Promise<ResultOf<Q>> {
+    return this.submit(query, signal) as Promise<ResultOf<Q>>;
+  }
 
   stats(): QueryPoolStats {
     const ready = this.workers.slots.filter((w) => w?.state === 'ready');
@@ -164,7 +159,7 @@ export class QueryPool implements DataAccess {
     await this.workers.close();
   }
 
-  private run<Name extends OperationName>(operation: Name, input: OperationInput<Name>, signal?: AbortSignal): Promise<OperationResult<Name>> {
+  private submit(query: Query, signal?: AbortSignal): Promise<unknown> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(shuttingDownError());
       if (signal?.aborted) return reject(cancelledError());
@@ -180,13 +175,12 @@ export class QueryPool implements DataAccess {
       };
       const task: Task = {
         id: this.nextId++,
-        operation,
-        input,
+        query,
         enqueuedAt: Date.now(),
         startedAt: 0,
         waitTimer: undefined,
         abandoned: false,
-        resolve: (value) => (settle(), (resolve as (value: unknown) => void)(value)),
+        resolve: (value) => (settle(), resolve(value)),
         reject: (error) => (settle(), reject(error)),
       };
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -211,7 +205,7 @@ export class QueryPool implements DataAccess {
       task.startedAt = Date.now();
       worker.task = task;
       worker.timer = setTimeout(() => this.timeOut(worker, task), this.options.timeoutMs);
-      worker.send({ id: task.id, operation: task.operation, input: task.input });
+      worker.send({ id: task.id, query: task.query });
     }
   }
 
@@ -254,7 +248,7 @@ export class QueryPool implements DataAccess {
     if (worker.task !== task) return;
     if (!task.abandoned) {
       this.health.counters.timeouts += 1;
-      this.options.logger.warn({ operation: task.operation, timeout_ms: this.options.timeoutMs }, 'query timed out; its worker is killed');
+      this.options.logger.warn({ query: task.query.kind, timeout_ms: this.options.timeoutMs }, 'query timed out; its worker is killed');
       task.reject(timeoutError(this.options.timeoutMs));
     }
     this.workers.retire(worker);

@@ -1,6 +1,6 @@
 /**
- * A query worker process: opens the data database read-only and runs operations sent by the
- * pool. It is a process, not a thread, so a query past its timeout can be stopped for real
+ * A query worker process: opens the data database read-only and runs the query descriptions
+ * sent by the pool (with the skills' reducers, see reducer.ts). It is a process, not a thread, so a query past its timeout can be stopped for real
  * (better-sqlite3 cannot interrupt a running statement; killing the process can).
  *
  * Its first message says how startup went: `{ready: true, identity}` (the file it opened, so
@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { ToolError } from '../errors/index.ts';
 import { openDataDatabase, type DataDatabase } from './database.ts';
-import { operations } from './operations.ts';
+import { runQuery } from './sqliteEngine.ts';
 import { fileIdentitySync } from '../shared/fileIdentity.ts';
 import { sqliteCode } from '../shared/sqliteErrors.ts';
 import { WORKER_START_FAILED, type WorkerReply, type WorkerRequest, type WorkerStartup } from './workerProtocol.ts';
@@ -37,12 +37,11 @@ if (database) serve(database);
 
 function serve(db: DataDatabase): void {
   process.on('message', (request: WorkerRequest) => {
-    try {
-      const run = operations[request.operation] as (connection: DataDatabase, input: unknown) => unknown;
-      send({ id: request.id, ok: true, result: run(db, request.input) } satisfies WorkerReply);
-    } catch (error) {
-      send(replyFor(request.id, error));
-    }
+    // The pool sends one query at a time, so runs never overlap on the connection.
+    runQuery(db, request.query).then(
+      (result) => send({ id: request.id, ok: true, result } satisfies WorkerReply),
+      (error: unknown) => send(replyFor(request.id, error)),
+    );
   });
   // The pool closes the channel to stop a worker.
   process.on('disconnect', () => {

@@ -4,12 +4,11 @@
  */
 import type { ToolError } from '../errors/index.ts';
 import type { FileIdentity } from '../shared/fileIdentity.ts';
-import type { OperationName } from './operations.ts';
+import type { Query } from './query.ts';
 
 export interface WorkerRequest {
   id: number;
-  operation: OperationName;
-  input: unknown;
+  query: Query;
 }
 
 export type WorkerReply =

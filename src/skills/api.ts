@@ -16,6 +16,11 @@ export { ToolError } from '../errors/index.ts';
 // Length caps every string argument should carry (see src/shared/inputLimits.ts).
 export { MAX_NAME_CHARS, MAX_VALUE_CHARS, nameArgument, valueArgument } from '../shared/inputLimits.ts';
 export { defineQuestionForm } from './questionForms.ts';
+// The data layer's blocks (see src/data/query.ts) and what skills build with them.
+export { defineReducer } from '../data/reducer.ts';
+export { distinctValues, valueExists } from '../data/lookups.ts';
+export { roundAmount } from '../shared/amounts.ts';
+export { aggregateOf, type Aggregate, type Filter, type MeasureExpression, type MergedRow, type MergeQuery, type MergeSide, type Output, type Row, type SelectQuery, type Value } from '../data/query.ts';
 export { humanize, plural } from './presentation.ts';
 export { describeFilters, errorAnswer, failedStep, sideLabels, textFormat, type TextFormat } from './answerText.ts';
 export { scopeOn, sourceFor } from './questionScope.ts';

@@ -6,6 +6,7 @@
 import type { Source } from '../catalog/catalog.ts';
 import type { Condition } from '../catalog/filters.ts';
 import { closestMatch } from '../shared/closestMatch.ts';
+import { distinctValues, valueExists } from '../data/lookups.ts';
 import { ToolError, type ToolContext } from './api.ts';
 
 /** Valid values listed when a filter value does not exist. */
@@ -19,8 +20,8 @@ export async function checkFilterValuesExist(source: Source, conditions: readonl
     if (condition.kind !== 'in') continue;
     const { column, name } = condition.dimension;
     for (const value of condition.values) {
-      if (await context.data.valueExists(source.table, column, value, context.signal)) continue;
-      const known = (await context.data.distinctValues(source.table, column, VALUE_CHOICES_LISTED + 1, context.signal)).filter((v): v is string => v !== null);
+      if (await valueExists(context.data, source.table, column, value, context.signal)) continue;
+      const known = (await distinctValues(context.data, source.table, column, VALUE_CHOICES_LISTED + 1, context.signal)).filter((v): v is string => v !== null);
       const listed = known.slice(0, VALUE_CHOICES_LISTED);
       // A business name from the catalog ("Contoso UK" for company 3000) points to its code.
       const named = value === null ? undefined : codeNamed(source, name, value);

@@ -122,7 +122,7 @@ function toolModule(toolName: string, root: string): string {
  */
 import { z } from 'zod';
 import { findDimension, findSource } from '${root}/src/catalog/catalog.ts';
-import { defineTool, nameArgument, ToolError } from '${root}/src/skills/api.ts';
+import { defineTool, distinctValues, nameArgument, ToolError } from '${root}/src/skills/api.ts';
 
 const MAX_VALUES = 100;
 
@@ -156,7 +156,7 @@ export const dimensionValues = defineTool({
       });
     }
     // One more than asked, to know whether the list was cut.
-    const values = await data.distinctValues(source.table, dimension.column, input.limit + 1, signal);
+    const values = await distinctValues(data, source.table, dimension.column, input.limit + 1, signal);
     return {
       source: source.name,
       dimension: dimension.name,

@@ -8,10 +8,12 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QueryPool, type QueryPoolOptions } from '../../src/data/queryPool.ts';
-import type { ComparisonPlan } from '../../src/data/reconciliation.ts';
+import { valueExists } from '../../src/data/lookups.ts';
+import type { MergeQuery } from '../../src/data/query.ts';
 import { ToolError } from '../../src/errors/index.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
+import { collectMerged } from '../support/testReducers.ts';
 import { until } from '../support/until.ts';
 
 /** `long_*`: a comparison of 1.5 M keys (over a second); `short_*`: 60 k keys (tens of ms). */
@@ -28,15 +30,16 @@ function database(): string {
   return file;
 }
 
-const planOf = (prefix: 'long' | 'short'): ComparisonPlan => ({
+const planOf = (prefix: 'long' | 'short'): MergeQuery => ({
+  kind: 'merge',
   keyNames: ['key'],
-  a: { table: `${prefix}_a`, measure: { aggregation: 'sum', column: 'amount' }, keys: [{ column: 'key' }], where: [] },
-  b: { table: `${prefix}_b`, measure: { aggregation: 'sum', column: 'amount' }, keys: [{ column: 'key' }], where: [] },
-  thresholds: { match: { absolute: 0, percent: 0 }, minor: { absolute: 0, percent: 0 } },
-  top: 5,
-  currencyKeyIndex: undefined,
+  a: { table: `${prefix}_a`, measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'key' }], where: [] },
+  b: { table: `${prefix}_b`, measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'key' }], where: [] },
+  partitionKey: undefined,
+  decimals: 2,
+  fold: collectMerged.with({ keep: 5 }),
 });
-const trivial = (pool: QueryPool) => pool.valueExists('short_a', 'key', 'K000000001');
+const trivial = (pool: QueryPool) => valueExists(pool, 'short_a', 'key', 'K000000001');
 const codeOf = (error: unknown) => (ToolError.isInstance(error) ? error.code : String(error));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -60,7 +63,7 @@ afterEach(async () => {
 describe('QueryPool queue', () => {
   it('refuses a query at once with busy when the queue is full, and one that waited too long', async () => {
     const pool = await startPool({ queueMax: 2, queueWaitMs: 300 });
-    const running = pool.compare(planOf('long')).catch((e: unknown) => e);
+    const running = pool.run(planOf('long')).catch((e: unknown) => e);
     const waiting = [trivial(pool).catch((e: unknown) => e), trivial(pool).catch((e: unknown) => e)];
     const started = performance.now();
     const refused = await trivial(pool).catch((e: unknown) => e);
@@ -74,7 +77,7 @@ describe('QueryPool queue', () => {
     expect((given[0] as ToolError).details).toMatchObject({ reason: 'queue_wait' });
     expect(pool.counters().rejected).toMatchObject({ queue_full: 1, queue_wait: 2 });
     expect(pool.stats()).toMatchObject({ queued: 0, busy: 1 });
-    expect(await running).toMatchObject({ alignedRows: 1_500_000 });
+    expect(await running).toMatchObject({ partitions: [{ keys: 1_500_000 }] });
   }, 30_000);
 });
 
@@ -82,9 +85,9 @@ describe('QueryPool cancellation', () => {
   it('removes a cancelled query that still waits without touching a worker', async () => {
     const pool = await startPool({ cancelGraceMs: 0 });
     const pids = pool.workerPids();
-    const running = pool.compare(planOf('long'));
+    const running = pool.run(planOf('long'));
     const controller = new AbortController();
-    const queued = pool.compare(planOf('long'), controller.signal).catch((e: unknown) => e);
+    const queued = pool.run(planOf('long'), controller.signal).catch((e: unknown) => e);
     controller.abort();
     expect(codeOf(await queued)).toBe('timeout');
     expect(pool.stats()).toMatchObject({ queued: 0, busy: 1, restarts: 0 });
@@ -97,7 +100,7 @@ describe('QueryPool cancellation', () => {
     const pool = await startPool({ cancelGraceMs: 3_000 });
     const [pid] = pool.workerPids();
     const controller = new AbortController();
-    const cancelled = pool.compare(planOf('short'), controller.signal).catch((e: unknown) => e);
+    const cancelled = pool.run(planOf('short'), controller.signal).catch((e: unknown) => e);
     await sleep(5);
     controller.abort();
     expect(codeOf(await cancelled)).toBe('timeout');
@@ -111,7 +114,7 @@ describe('QueryPool cancellation', () => {
     const pool = await startPool({ cancelGraceMs: 100 });
     const [pid] = pool.workerPids();
     const controller = new AbortController();
-    const cancelled = pool.compare(planOf('long'), controller.signal).catch((e: unknown) => e);
+    const cancelled = pool.run(planOf('long'), controller.signal).catch((e: unknown) => e);
     await sleep(50);
     controller.abort();
     expect(codeOf(await cancelled)).toBe('timeout');
@@ -134,7 +137,7 @@ describe('QueryPool cancellation', () => {
     const client = async () => {
       while (Date.now() < ended) {
         const controller = new AbortController();
-        const query = pool.compare(planOf('long'), controller.signal).catch(() => undefined);
+        const query = pool.run(planOf('long'), controller.signal).catch(() => undefined);
         await sleep(20);
         controller.abort();
         await query;
@@ -183,7 +186,7 @@ describe('QueryPool and a data database that goes away', () => {
     writeFileSync(databasePath, 'not a database'.repeat(100));
     // A worker killed now is replaced by one that cannot open the file: down, with backoff.
     const controller = new AbortController();
-    const query = pool.compare(planOf('long'), controller.signal).catch(() => undefined);
+    const query = pool.run(planOf('long'), controller.signal).catch(() => undefined);
     await sleep(20);
     controller.abort();
     await query;

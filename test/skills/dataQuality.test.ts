@@ -8,8 +8,8 @@ import { loadCatalog } from '../../src/catalog/loadCatalog.ts';
 import { projectRoot } from '../../src/config/config.ts';
 import { createDataAccess } from '../../src/data/dataAccess.ts';
 import { openDataDatabase, tableColumns } from '../../src/data/database.ts';
-import { buildDuplicateSql } from '../../src/data/dataQuality.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
+import { scanDuplicates, type DuplicatePlan } from '../../skills/data_quality/duplicateScan.ts';
 import { median, scoreSeries } from '../../skills/data_quality/outliers.ts';
 import { temporaryDirectory, twoSourceCatalog, writeCatalog, writeTwoSourceDatabase } from '../support/catalogFixture.ts';
 import { runTool, sampleToolbox } from '../support/sampleContext.ts';
@@ -157,10 +157,10 @@ describe('find_duplicates', () => {
     }
   });
 
-  it('builds SQL from catalog identifiers only, every value bound', () => {
-    const { sql, params } = buildDuplicateSql({
+  it('runs on catalog identifiers only, every value bound', async () => {
+    const plan: DuplicatePlan = {
       table: 'fi_reporting',
-      key: [{ name: 'document', column: 'ac_docnr' }],
+      key: [{ name: 'document', column: 'ac_docnr' }, { name: 'document_line', column: 'docline' }],
       currency: { name: 'currency', column: 'curkey_lc' },
       amountColumn: 'cs_trn_lc',
       describe: [{ name: 'load_request', column: 'request_id' }],
@@ -168,10 +168,17 @@ describe('find_duplicates', () => {
       where: [{ column: 'compcode', kind: 'in', values: ["1000' OR 1=1 --"] }],
       top: 5,
       keysPerPattern: 5,
-    });
-    expect(sql).not.toContain('1=1');
-    expect(params).toEqual(["1000' OR 1=1 --", "1000' OR 1=1 --"]);
-    expect(() => buildDuplicateSql({ table: 'x"; DROP TABLE y; --', key: [{ name: 'k', column: 'k' }], currency: undefined, amountColumn: undefined, describe: [], compare: [], where: [], top: 1, keysPerPattern: 1 })).toThrow(/unsafe SQL identifier/);
+    };
+    const injected = await scanDuplicates(toolbox.context.data, plan);
+    expect(injected).toMatchObject({ groups: 0, records: 0, totals: [], patterns: [], top: [] });
+    expect(injected.sql).not.toContain('1=1');
+    // The same plan on the real value finds the four duplicated lines.
+    const found = await scanDuplicates(toolbox.context.data, { ...plan, where: [{ column: 'compcode', kind: 'in', values: ['1000'] }] });
+    expect(found).toMatchObject({ groups: 4, records: 8, extraCopies: 4, patternCount: 1, patternsComplete: true });
+    expect(found.top.map((g) => [g.key.document, g.key.document_line, g.duplicatedAmount, g.identicalAmounts])).toEqual(DUPLICATED_LINES.map((line) => [...line, true]));
+    expect(found.patterns[0]).toMatchObject({ currency: 'EUR', copies: 2, values: { load_request: REQUESTS }, firstKeyValues: 3 });
+    await expect(scanDuplicates(toolbox.context.data, { ...plan, table: 'x"; DROP TABLE y; --' })).rejects.toThrow(/unsafe SQL identifier/);
+    await expect(scanDuplicates(toolbox.context.data, { ...plan, key: [] })).rejects.toThrow(/at least one key column/);
   });
 });
 

@@ -1,0 +1,25 @@
+/**
+ * Two lookups every tool that checks a filter value needs, built from the select block:
+ * does a value occur, and which values does a column hold.
+ */
+import type { DataAccess } from './dataAccess.ts';
+
+/**
+ * Whether any row of the table has this value in the column (null matches NULL and '').
+ * @example
+ * await valueExists(data, 'fi_reporting', 'compcode', '1000'); // true
+ */
+export async function valueExists(data: DataAccess, table: string, column: string, value: string | null, signal?: AbortSignal): Promise<boolean> {
+  const { rows } = await data.run({ kind: 'select', table, columns: [{ name: 'value', column }], where: [{ column, kind: 'in', values: [value] }], limit: 1 }, signal);
+  return rows.length > 0;
+}
+
+/**
+ * Up to `limit` distinct values of a column, sorted (NULL first, as SQL sorts it).
+ * @example
+ * await distinctValues(data, 'fi_reporting', 'compcode', 10); // ['1000', '2000', '3000']
+ */
+export async function distinctValues(data: DataAccess, table: string, column: string, limit: number, signal?: AbortSignal): Promise<(string | null)[]> {
+  const { rows } = await data.run({ kind: 'select', table, columns: [{ name: 'value', column }], aggregates: [{ name: 'rows', function: 'count' }], limit }, signal);
+  return rows.map((row) => (row.value === null ? null : String(row.value)));
+}

@@ -1,0 +1,115 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createDataAccess, type DataAccess } from '../../src/data/dataAccess.ts';
+import { openDataDatabase } from '../../src/data/database.ts';
+import { distinctValues, valueExists } from '../../src/data/lookups.ts';
+import { ToolError } from '../../src/errors/index.ts';
+import { temporaryDirectory } from '../support/catalogFixture.ts';
+import { collectMerged, sumField } from '../support/testReducers.ts';
+
+function database(): string {
+  const file = path.join(temporaryDirectory(), 'engine.db');
+  const db = new Database(file);
+  db.exec(`CREATE TABLE a (doc TEXT, line INTEGER, pc TEXT, cur TEXT, amount REAL);
+    INSERT INTO a VALUES ('D1', 1, 'PC1', 'EUR', 100), ('D1', 1, 'PC2', 'EUR', 100), ('D2', 1, NULL, 'EUR', 50),
+      ('D3', 1, '  ', 'USD', 10), ('D3', 2, '#', 'USD', 20), (NULL, 1, 'PC1', 'EUR', 5), (NULL, 1, 'PC1', 'EUR', 5);
+    CREATE TABLE b (doc TEXT, cur TEXT, amount REAL);
+    INSERT INTO b VALUES ('D1', 'EUR', 200), ('D2', 'EUR', 49.99), ('D4', 'USD', 7), (NULL, 'EUR', 10);`);
+  db.close();
+  return file;
+}
+
+describe('the SQLite engine', () => {
+  let data: DataAccess;
+  beforeAll(() => {
+    data = createDataAccess(openDataDatabase(database()));
+  });
+
+  it('groups, counts rows that meet a condition, collects distinct values and tells when rows vary', async () => {
+    const { rows, total } = await data.run({
+      kind: 'select',
+      table: 'a',
+      columns: [{ name: 'currency', column: 'cur' }],
+      aggregates: [
+        { name: 'rows', function: 'count' },
+        { name: 'blank', function: 'count', where: { kind: 'any', filters: [{ column: 'pc', kind: 'null' }, { column: 'pc', kind: 'empty' }, { column: 'pc', kind: 'in', values: ['#'] }] } },
+        { name: 'centres', function: 'distinctValues', column: 'pc' },
+        { name: 'amounts_vary', function: 'varies', column: 'amount' },
+      ],
+      orderBy: [{ name: 'rows', direction: 'desc' }],
+      countAll: true,
+    });
+    expect(rows).toEqual([
+      { currency: 'EUR', rows: 5, blank: 1, centres: ['PC1', 'PC2', null], amounts_vary: true },
+      { currency: 'USD', rows: 2, blank: 2, centres: ['  ', '#'], amounts_vary: true },
+    ]);
+    expect(total).toBe(2);
+  });
+
+  it('keeps only the rows of repeated keys (a NULL key repeats too) and streams them into a reducer', async () => {
+    const result = await data.run({
+      kind: 'fold',
+      select: {
+        kind: 'select',
+        table: 'a',
+        columns: [{ name: 'doc', column: 'doc' }, { name: 'line', column: 'line' }],
+        aggregates: [{ name: 'copies', function: 'count' }, { name: 'amount', function: 'sum', column: 'amount' }],
+        repeated: { columns: ['doc', 'line'], atLeast: 2 },
+        having: [{ name: 'copies', atLeast: 2 }],
+      },
+      fold: sumField.with({ field: 'amount' }),
+    });
+    expect(result.rows).toBe(2);
+    expect(result.folded).toEqual({ total: 210, rows: 2 });
+    expect(result.sql).toMatch(/^WITH "__repeated" AS MATERIALIZED/);
+  });
+
+  it('merges two sides per key, totals per partition, and feeds only the keys that differ to the reducer, in key order', async () => {
+    const result = await data.run({
+      kind: 'merge',
+      keyNames: ['document', 'currency'],
+      a: { table: 'a', measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'doc' }, { column: 'cur' }], where: [] },
+      b: { table: 'b', measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'doc' }, { column: 'cur' }], where: [] },
+      partitionKey: 1,
+      decimals: 2,
+      fold: collectMerged.with({ keep: 10 }),
+    });
+    expect(result.partitions).toEqual([
+      { partition: 'EUR', keys: 3, a: 260, b: 259.99 },
+      { partition: 'USD', keys: 2, a: 30, b: 7 },
+    ]);
+    // NULL keys align with each other (10 = 10, not fed); D1 agrees to the cent.
+    expect(result.folded).toEqual({
+      rows: 3,
+      first: [
+        { key: ['D2', 'EUR'], a: 50, b: 49.99 },
+        { key: ['D3', 'USD'], a: 30, b: null },
+        { key: ['D4', 'USD'], a: null, b: 7 },
+      ],
+    });
+  });
+
+  it('answers the two lookups tools use to check filter values', async () => {
+    expect(await valueExists(data, 'a', 'pc', 'PC2')).toBe(true);
+    expect(await valueExists(data, 'a', 'pc', 'PC9')).toBe(false);
+    expect(await valueExists(data, 'a', 'doc', null)).toBe(true);
+    expect(await distinctValues(data, 'a', 'cur', 10)).toEqual(['EUR', 'USD']);
+  });
+
+  it('turns a failing query into a recoverable tool error, and a reducer that does not exist into one too', async () => {
+    const missingColumn = await data.run({ kind: 'select', table: 'a', columns: [{ name: 'x', column: 'nope' }] }).catch((e: unknown) => e);
+    expect(ToolError.isInstance(missingColumn) && missingColumn.code).toBe('query_failed');
+    const missingReducer = await data
+      .run({ kind: 'fold', select: { kind: 'select', table: 'a', columns: [{ name: 'doc', column: 'doc' }] }, fold: { module: collectMerged.module, name: 'nothingHere', options: {} } })
+      .catch((e: unknown) => e);
+    expect(ToolError.isInstance(missingReducer) && missingReducer.message).toMatch(/exports no reducer named 'nothingHere'/);
+  });
+
+  it('refuses to run a query whose caller already cancelled', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const error = await data.run({ kind: 'select', table: 'a', columns: [{ name: 'doc', column: 'doc' }] }, controller.signal).catch((e: unknown) => e);
+    expect(ToolError.isInstance(error)).toBe(true);
+  });
+});
