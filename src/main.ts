@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const server = service.app.listen(config.port, config.host, () => {
     const port = (server.address() as AddressInfo | null)?.port ?? config.port;
     logger.info(
-      { url: `http://${config.host}:${port}`, port, model: service.modelDescription, tools: service.registry.names(), data: config.dataDatabasePath },
+      { url: `http://${config.host}:${port}`, port, model: service.modelDescription, tools: service.registry.names(), data: config.dataDatabasePath ?? 'postgres' },
       `analyst agent listening on http://${config.host}:${port} with model ${service.modelDescription.provider}/${service.modelDescription.name}`,
     );
   });

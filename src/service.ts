@@ -5,9 +5,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Express } from 'express';
-import { loadCatalog } from './catalog/loadCatalog.ts';
+import { openCatalog } from './catalog/openCatalog.ts';
 import { projectRoot, type ServiceConfig } from './config/config.ts';
-import { openDataDatabase, tableColumns } from './data/database.ts';
+import { DEFAULT_CONNECTION } from './data/connections.ts';
 import { QueryPool } from './data/queryPool.ts';
 import { createApp } from './http/app.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
@@ -44,14 +44,8 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     buildSampleDatabase(defaultSampleDatabase);
     logger.info({ path: defaultSampleDatabase }, 'built the sample database');
   }
-  // This connection only checks the catalog against the tables; queries run in the worker pool.
-  const database = openDataDatabase(config.dataDatabasePath);
-  let catalog;
-  try {
-    catalog = loadCatalog(config.catalogPath, { columnsOf: (table) => tableColumns(database, table) });
-  } finally {
-    database.close();
-  }
+  // These connections only check the catalog against the tables; queries run in the worker pool.
+  const { catalog, connections, states } = await openCatalog(config.catalogPath, { name: DEFAULT_CONNECTION, url: config.dataUrl }, { statementTimeoutMs: config.queryTimeoutMs, logger, environment: config.environment });
   // Everything built from the skills; SKILLS_RELOAD swaps it for new requests when a skill changes.
   const loadSkillSet = async (fresh = false) => {
     const registry = new SkillRegistry(await loadSkills(config.skillsDirectory, { disabled: config.skillsDisabled, fresh }));
@@ -63,6 +57,8 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
   const sessions = openSqliteStore({ path: config.appDatabasePath, ttlMs: config.sessionTtlHours * 3_600_000, logger });
   const queries = await QueryPool.start({
     databasePath: config.dataDatabasePath,
+    connections,
+    connectionStates: states,
     workers: config.queryWorkers,
     timeoutMs: config.queryTimeoutMs,
     queueMax: config.queryQueueMax,

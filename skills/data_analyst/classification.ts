@@ -20,6 +20,7 @@ export interface Thresholds {
 export type KeyExpression = { column: string } | { literal: string };
 
 export interface ComparisonSide {
+  connection?: string | undefined;
   table: string;
   measure: MeasureExpression;
   keys: KeyExpression[];
@@ -111,8 +112,33 @@ interface ClassifyState extends ClassifyOptions {
 const noCounts = () => Object.fromEntries(rowStatuses.map((s) => [s, 0])) as Record<RowStatus, number>;
 
 /**
+ * Whether `x` ranks before `y`: the larger |difference| first, ties in key order (NULL first,
+ * numbers by value, text by code point), so the result does not depend on the order the rows
+ * arrive in, which differs between engines.
+ */
+function before(x: ComparedRow, y: ComparedRow, keyNames: readonly string[]): boolean {
+  const size = Math.abs(x.difference) - Math.abs(y.difference);
+  if (size !== 0) return size > 0;
+  for (const name of keyNames) {
+    const order = compareKeyValues(x.key[name] ?? null, y.key[name] ?? null);
+    if (order !== 0) return order < 0;
+  }
+  return false;
+}
+
+const NUMBER = /^-?\d+(\.\d+)?$/;
+
+function compareKeyValues(x: string | null, y: string | null): number {
+  if (x === y) return 0;
+  if (x === null) return -1;
+  if (y === null) return 1;
+  if (NUMBER.test(x) && NUMBER.test(y)) return Number(x) - Number(y);
+  return x < y ? -1 : 1;
+}
+
+/**
  * Classifies each differing key, counts them by status and keeps the `top` largest differences.
- * Runs in the query worker, fed in key order: ties keep arrival order, so results are deterministic.
+ * Runs in the query worker, next to the data.
  */
 export const classifyDifferences = defineReducer(import.meta.url, 'classifyDifferences', {
   start: (options: ClassifyOptions): ClassifyState => ({ ...options, counts: noCounts(), rows: [] }),
@@ -121,11 +147,11 @@ export const classifyDifferences = defineReducer(import.meta.url, 'classifyDiffe
     state.counts[classified.status] += 1;
     if (classified.status === 'match') return;
     const rows = state.rows;
-    const size = Math.abs(classified.difference);
-    if (rows.length >= state.top && size <= Math.abs(rows[rows.length - 1]!.difference)) return;
-    let index = rows.findIndex((existing) => Math.abs(existing.difference) < size);
+    const candidate = { key: Object.fromEntries(state.keyNames.map((name, i) => [name, row.key[i] ?? null])), ...classified };
+    if (rows.length >= state.top && before(rows[rows.length - 1]!, candidate, state.keyNames)) return;
+    let index = rows.findIndex((existing) => before(candidate, existing, state.keyNames));
     if (index === -1) index = rows.length;
-    rows.splice(index, 0, { key: Object.fromEntries(state.keyNames.map((name, i) => [name, row.key[i] ?? null])), ...classified });
+    rows.splice(index, 0, candidate);
     if (rows.length > state.top) rows.pop();
   },
   finish: (state) => ({ counts: state.counts, top: state.rows }),

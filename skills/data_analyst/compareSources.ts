@@ -88,8 +88,8 @@ export async function compare(args: CompareArguments, context: ToolContext) {
 
   const outcome = await reconcile(context.data, {
     keyNames,
-    a: { table: sourceA.table, measure: { function: measureA.aggregation, column: measureA.column }, keys: keyOf(sourceA, measureA), where: toWhere(filtersA.conditions) },
-    b: { table: sourceB.table, measure: { function: measureB.aggregation, column: measureB.column }, keys: keyOf(sourceB, measureB), where: toWhere(filtersB.conditions) },
+    a: { table: sourceA.table, connection: sourceA.connection, measure: { function: measureA.aggregation, column: measureA.column }, keys: keyOf(sourceA, measureA), where: toWhere(filtersA.conditions) },
+    b: { table: sourceB.table, connection: sourceB.connection, measure: { function: measureB.aggregation, column: measureB.column }, keys: keyOf(sourceB, measureB), where: toWhere(filtersB.conditions) },
     thresholds,
     top: args.top ?? DEFAULT_TOP_DIFFERENCES,
     currencyKeyIndex: currencyKey.index,

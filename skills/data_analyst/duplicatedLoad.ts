@@ -115,7 +115,7 @@ export async function findDuplicatedLoad(scoped: CompareArguments, gap: { differ
     const compared = [...source.dimensions.values()].filter((d) => !key.includes(d.name) && d !== load && d !== currency);
     const outcome = await scanDuplicates(
       context.data,
-      { table: source.table, key: key.map(named), currency: undefined, amountColumn, describe: [named(load.name)], compare: compared.map((d) => named(d.name)), where, top: EXAMPLES, keysPerPattern: KEYS_CHECKED },
+      { table: source.table, connection: source.connection, key: key.map(named), currency: undefined, amountColumn, describe: [named(load.name)], compare: compared.map((d) => named(d.name)), where, top: EXAMPLES, keysPerPattern: KEYS_CHECKED },
       context.signal,
     );
     // Copies that differ in anything but the load are corrections or distinct records, not a repeated load.
@@ -166,7 +166,7 @@ const byValue = (x: string | null, y: string | null) => (x === null ? 1 : y === 
  */
 async function splitLoads(requests: (string | null)[], other: Side, context: ToolContext): Promise<{ extra: (string | null)[]; original: (string | null)[] }> {
   const result = await context.data.run(
-    { kind: 'select', table: other.source.table, columns: [{ name: 'load', column: other.load.column }], aggregates: [{ name: 'rows', function: 'count' }], where: other.where, limit: MAX_LOAD_VALUES },
+    { kind: 'select', table: other.source.table, connection: other.source.connection, columns: [{ name: 'load', column: other.load.column }], aggregates: [{ name: 'rows', function: 'count' }], where: other.where, limit: MAX_LOAD_VALUES },
     context.signal,
   );
   const present = new Set(result.rows.map((row) => (row.load === null ? null : String(row.load))));
@@ -185,6 +185,7 @@ async function heldOnce(keys: Record<string, string | null>[], key: string[], ot
     {
       kind: 'select',
       table: other.source.table,
+      connection: other.source.connection,
       columns: dimensions.map((d) => ({ name: d.name, column: d.column })),
       aggregates: [{ name: 'copies', function: 'count' }],
       where: [...other.where, { column: dimensions[0]!.column, kind: 'in', values: firstValues }],

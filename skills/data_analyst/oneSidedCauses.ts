@@ -48,6 +48,7 @@ export async function findOneSidedCauses(scoped: CompareArguments, only: readonl
         {
           kind: 'select',
           table: source.table,
+          connection: source.connection,
           columns: [{ name: dimension, column }],
           aggregates: [aggregateOf('amount', { function: measure.aggregation, column: measure.column })],
           where: toWhere(filters.conditions),

@@ -65,6 +65,7 @@ export const querySource = defineTool({
     const result = await context.data.run({
       kind: 'select',
       table: source.table,
+      connection: source.connection,
       columns: dimensions.map((d) => ({ name: d.name, column: d.column })),
       aggregates: measures.map((m) => aggregateOf(m.name, { function: m.aggregation, column: m.column })),
       where: toWhere(filters.conditions),

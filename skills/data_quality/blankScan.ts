@@ -12,6 +12,8 @@ type Value = string | null;
 
 export interface BlankValuesPlan {
   table: string;
+  /** The catalog connection of the table (undefined: the default one). */
+  connection?: string | undefined;
   /** Dimensions to check; `details: false` counts only (no examples), e.g. for dimensions allowed to be blank. */
   dimensions: (NamedColumn & { details: boolean })[];
   currency: NamedColumn | undefined;
@@ -74,7 +76,7 @@ export function blankCountSelect(plan: BlankValuesPlan): SelectQuery {
     { name: `empty_${index}`, function: 'count', where: { column, kind: 'empty' } },
     ...(plan.placeholders.length ? [{ name: `placeholder_${index}`, function: 'count' as const, where: { column, kind: 'in' as const, values: plan.placeholders } }] : []),
   ]);
-  return { kind: 'select', table: plan.table, columns: currencyOutput(plan), aggregates: [{ name: 'rows', function: 'count' }, ...counts], where: plan.where };
+  return { kind: 'select', table: plan.table, connection: plan.connection, columns: currencyOutput(plan), aggregates: [{ name: 'rows', function: 'count' }, ...counts], where: plan.where };
 }
 
 /**
@@ -121,7 +123,7 @@ const summedAmount = (plan: BlankValuesPlan, row: Row): number | null => (plan.a
 
 async function blankAmounts(data: DataAccess, plan: BlankValuesPlan, dimension: NamedColumn, signal: AbortSignal | undefined): Promise<BlankDimension['amounts']> {
   const { rows } = await data.run(
-    { kind: 'select', table: plan.table, columns: currencyOutput(plan), aggregates: [{ name: 'rows', function: 'count' }, ...amountAggregate(plan)], where: blankRowsWhere(plan, dimension) },
+    { kind: 'select', table: plan.table, connection: plan.connection, columns: currencyOutput(plan), aggregates: [{ name: 'rows', function: 'count' }, ...amountAggregate(plan)], where: blankRowsWhere(plan, dimension) },
     signal,
   );
   return rows.map((row) => ({ currency: plan.currency ? text(row.currency) : null, rows: count(row.rows), amount: summedAmount(plan, row) }));
@@ -136,7 +138,7 @@ async function blankExamples(data: DataAccess, plan: BlankValuesPlan, dimension:
     ...(plan.amountColumn ? [{ name: 'amount', column: plan.amountColumn }] : []),
     ...currencyOutput(plan),
   ];
-  const { rows } = await data.run({ kind: 'select', table: plan.table, columns, where: blankRowsWhere(plan, dimension), limit: plan.examples }, signal);
+  const { rows } = await data.run({ kind: 'select', table: plan.table, connection: plan.connection, columns, where: blankRowsWhere(plan, dimension), limit: plan.examples }, signal);
   return rows.map((row) => ({
     ...Object.fromEntries(shown.map((c, index) => [c.name, text(row[`shown_${index}`])])),
     [dimension.name]: text(row.value),
@@ -151,7 +153,7 @@ async function blankContexts(data: DataAccess, plan: BlankValuesPlan, dimension:
   const result = await data.run(
     {
       kind: 'select',
-      table: plan.table,
+      table: plan.table, connection: plan.connection,
       columns: context.map((c, index) => ({ name: `context_${index}`, column: c.column })),
       aggregates: [{ name: 'rows', function: 'count' }, ...amountAggregate(plan)],
       where: blankRowsWhere(plan, dimension),

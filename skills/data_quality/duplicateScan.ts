@@ -16,6 +16,8 @@ type Value = string | null;
 
 export interface DuplicatePlan {
   table: string;
+  /** The catalog connection of the table (undefined: the default one). */
+  connection?: string | undefined;
   /** Dimensions that identify one record: rows sharing all of them are copies. */
   key: NamedColumn[];
   /** The currency column of the amount, grouped on too, so amounts of different currencies never add up. */
@@ -108,6 +110,7 @@ export function duplicateSelect(plan: DuplicatePlan): SelectQuery {
   return {
     kind: 'select',
     table: plan.table,
+    connection: plan.connection,
     // Columns are the grouping and, with no explicit orderBy, the order: key order, then currency.
     columns: [...plan.key.map((c, index) => ({ name: out.key(index), column: c.column })), ...(plan.currency ? [{ name: out.currency, column: plan.currency.column }] : [])],
     aggregates,

@@ -51,6 +51,7 @@ export const findBlankValues = defineTool({
       context.data,
       {
         table: source.table,
+        connection: source.connection,
         dimensions: dimensions.map((d) => ({ ...named(d), details: !allowed.has(d.name) || args.dimensions !== undefined })),
         currency: currency ? named(currency) : undefined,
         amountColumn: measure?.column,

@@ -72,6 +72,7 @@ export const findDuplicates = defineTool({
       context.data,
       {
         table: source.table,
+        connection: source.connection,
         key: key.map(named),
         currency: groupCurrency ? named(groupCurrency) : undefined,
         amountColumn: measure?.column,
@@ -219,6 +220,7 @@ async function scopeTotals(pattern: DuplicatePattern, shape: Shape, source: Sour
     {
       kind: 'select',
       table: source.table,
+      connection: source.connection,
       columns: split ? [{ name: 'value', column: split.column }] : [],
       aggregates: [
         { name: 'records', function: 'count' },

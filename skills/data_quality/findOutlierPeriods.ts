@@ -68,7 +68,7 @@ export const findOutlierPeriods = defineTool({
 
     const totals = await periodTotals(
       context.data,
-      { table: source.table, series: series.map(named), period: named(period), measure: { function: measure.aggregation, column: measure.column }, loadColumn: load?.column, where: scope.where, limit: MAX_PERIOD_ROWS },
+      { table: source.table, connection: source.connection, series: series.map(named), period: named(period), measure: { function: measure.aggregation, column: measure.column }, loadColumn: load?.column, where: scope.where, limit: MAX_PERIOD_ROWS },
       context.signal,
     );
     if (totals.truncated) {
@@ -135,7 +135,7 @@ async function periodsInScope(rows: PeriodTotal[], source: Source, period: Dimen
   const first = seen[0]!;
   const last = seen.at(-1)!;
   const filter = conditions.find((c) => c.dimension.name === period.name);
-  const known = (await distinctValues(context.data, source.table, period.column, MAX_KNOWN_PERIODS, context.signal)).filter((p): p is string => p !== null);
+  const known = (await distinctValues(context.data, source, period.column, MAX_KNOWN_PERIODS, context.signal)).filter((p): p is string => p !== null);
   const inFilter = (p: string) =>
     !filter || (filter.kind === 'in' ? filter.values.includes(p) : (filter.from === undefined || p >= filter.from) && (filter.to === undefined || p <= filter.to));
   return [...new Set([...seen, ...known.filter((p) => p >= first && p <= last && inFilter(p))])].sort();

@@ -9,6 +9,8 @@ import type { NamedColumn } from './scope.ts';
 
 export interface PeriodTotalsPlan {
   table: string;
+  /** The catalog connection of the table (undefined: the default one). */
+  connection?: string | undefined;
   /** Dimensions that split the data into series (e.g. company, currency). */
   series: NamedColumn[];
   period: NamedColumn;
@@ -52,6 +54,7 @@ export function periodTotalsSelect(plan: PeriodTotalsPlan): SelectQuery {
   return {
     kind: 'select',
     table: plan.table,
+    connection: plan.connection,
     columns: [...plan.series.map((c, index) => ({ name: `series_${index}`, column: c.column })), { name: 'period', column: plan.period.column }],
     aggregates: [
       measureAggregate(plan.measure),

@@ -88,6 +88,7 @@ export async function aggregateValue(scope: Scope, groupBy: { name: string; colu
     {
       kind: 'select',
       table: scope.source.table,
+      connection: scope.source.connection,
       columns: groupBy.map((d) => ({ name: d.name, column: d.column })),
       aggregates: [aggregateOf('value', { function: scope.measure.aggregation, column: scope.measure.column })],
       where: toWhere([...scope.conditions, ...extra]),

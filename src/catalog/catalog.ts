@@ -4,7 +4,8 @@
  */
 import { ToolError } from '../errors/index.ts';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
-import type { CatalogDocument, Thresholds } from './schema.ts';
+import type { CatalogDocument, Thresholds } from './schema.ts';import type { ConnectionSpec } from '../data/connections.ts';
+
 
 export interface Dimension {
   name: string;
@@ -41,6 +42,8 @@ export interface Source {
   description: string;
   aliases: string[];
   table: string;
+  /** The connection the table lives on ('default' unless the catalog names another). */
+  connection: string;
   dimensions: Map<string, Dimension>;
   measures: Map<string, Measure>;
   defaultMeasures: string[];
@@ -58,10 +61,12 @@ export interface Catalog {
   notHeld: { terms: string[]; reason: string }[];
   /** Where the catalog was read from, for messages. */
   path: string;
+  /** Connections the catalog declares besides `default` (URLs resolved; they may hold secrets). */
+  connections: ConnectionSpec[];
 }
 
 /** Builds the lookup structures from a validated catalog document. */
-export function buildCatalog(document: CatalogDocument, path: string): Catalog {
+export function buildCatalog(document: CatalogDocument, path: string, connections: ConnectionSpec[] = []): Catalog {
   const sources = new Map<string, Source>();
   for (const [name, source] of Object.entries(document.sources)) {
     const dimensions = new Map<string, Dimension>(
@@ -99,6 +104,7 @@ export function buildCatalog(document: CatalogDocument, path: string): Catalog {
       description: source.description,
       aliases: source.aliases,
       table: source.table,
+      connection: source.connection,
       dimensions,
       measures,
       defaultMeasures: source.defaults.measures ?? [measures.keys().next().value as string],
@@ -113,6 +119,7 @@ export function buildCatalog(document: CatalogDocument, path: string): Catalog {
     thresholds: document.comparison.thresholds,
     notHeld: document.not_held,
     path,
+    connections,
   };
 }
 

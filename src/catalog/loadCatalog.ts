@@ -6,13 +6,20 @@ import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { ConfigurationError } from '../errors/index.ts';
 import { buildCatalog, type Catalog } from './catalog.ts';
+import { resolveConnections } from './catalogConnections.ts';
 import { catalogSchema, type CatalogDocument } from './schema.ts';
 
 type Problem = { path: (string | number)[]; message: string };
 
 export interface LoadCatalogOptions {
-  /** Columns of a table in the data database, or undefined when the table does not exist. */
-  columnsOf?: (table: string) => string[] | undefined;
+  /**
+   * Columns of a table on a connection; undefined when the table does not exist, 'unavailable'
+   * when the connection could not be reached (its sources are then not checked: they answer
+   * `source_unavailable` until it is back).
+   */
+  columnsOf?: (table: string, connection: string) => string[] | undefined | 'unavailable';
+  /** Where `${VARIABLE}`s in connection URLs are read (default: process.env). */
+  environment?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -33,14 +40,15 @@ export function loadCatalog(filePath: string, options: LoadCatalogOptions = {}):
     throw new ConfigurationError(`Catalog ${filePath} is not valid YAML:\n${lines.join('\n')}`);
   }
   const parsed = catalogSchema.safeParse(yamlDocument.toJS());
+  const connections = parsed.success ? resolveConnections(parsed.data.connections, filePath, options.environment ?? process.env) : { specs: [], problems: [] };
   const problems: Problem[] = parsed.success
-    ? crossCheck(parsed.data, options)
+    ? [...connections.problems, ...crossCheck(parsed.data, options)]
     : parsed.error.issues.map((issue) => ({ path: issue.path as (string | number)[], message: issue.message }));
   if (problems.length > 0) {
     const lines = problems.map((p) => `  ${filePath}:${lineOf(yamlDocument, lineCounter, p.path)} ${p.path.join('.') || '(root)'}: ${p.message}`);
     throw new ConfigurationError(`Catalog ${filePath} is invalid:\n${lines.join('\n')}`);
   }
-  return buildCatalog(parsed.data as CatalogDocument, filePath);
+  return buildCatalog(parsed.data as CatalogDocument, filePath, connections.specs);
 }
 
 /** References inside the catalog, and tables/columns in the database, must exist. */
@@ -68,10 +76,15 @@ function crossCheck(document: CatalogDocument, options: LoadCatalogOptions): Pro
         problems.push({ path: at('defaults', 'filters', dimensionName), message: `'${dimensionName}' is not a dimension of this source (dimensions: ${dimensions.join(', ')})` });
       }
     }
+    if (source.connection !== 'default' && !document.connections[source.connection]) {
+      problems.push({ path: at('connection'), message: `'${source.connection}' is not a connection of the catalog (connections: ${['default', ...Object.keys(document.connections)].join(', ')})` });
+      continue;
+    }
     if (options.columnsOf) {
-      const columns = options.columnsOf(source.table);
+      const columns = options.columnsOf(source.table, source.connection);
+      if (columns === 'unavailable') continue;
       if (!columns) {
-        problems.push({ path: at('table'), message: `table '${source.table}' does not exist in the data database` });
+        problems.push({ path: at('table'), message: `table '${source.table}' does not exist on connection '${source.connection}'` });
         continue;
       }
       const known = new Set(columns);

@@ -48,8 +48,23 @@ const measureSchema = z
 
 const filterValue = z.union([scalar, z.array(scalar)]);
 
+/**
+ * A named connection: `url` (sqlite:FILE, duckdb:FILE, postgres://…; `${VARIABLE}` is read from
+ * the environment, so secrets stay out of the file), and for DuckDB, tables backed by Parquet or
+ * CSV files (`files: {bpc_reporting: exports/bpc/*.parquet}`; without `url`, an in-memory DuckDB).
+ * Relative paths are relative to the catalog file.
+ */
+const connectionSchema = z
+  .strictObject({
+    url: z.string().min(1).optional(),
+    files: z.record(identifier, z.string().min(1)).optional(),
+  })
+  .refine((c) => c.url !== undefined || c.files !== undefined, { error: 'needs a url, files, or both' });
+
 const sourceSchema = z.strictObject({
   description: z.string().min(1),
+  /** The connection the table lives on (`default`: DATA_URL, or DATA_DB). */
+  connection: logicalName.default('default'),
   /** Other names people use for the source ("FI", "BPC"); the offline model understands them. */
   aliases: z.array(z.string().min(1)).default([]),
   table: identifier,
@@ -82,6 +97,8 @@ export const catalogSchema = z.strictObject({
           error: 'match thresholds must not exceed minor thresholds',
         }),
     }),
+  /** Connections besides `default` (which DATA_URL or DATA_DB sets). */
+  connections: z.record(logicalName, connectionSchema).default({}),
   sources: z.record(logicalName, sourceSchema).refine((s) => Object.keys(s).length > 0, { error: 'needs at least one source' }),
   /**
    * What the data does not hold ("cash balance", "balance sheet"), with the reason: questions

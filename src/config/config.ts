@@ -30,6 +30,11 @@ const environmentSchema = z.object({
   PORT: integer(0, 65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DB: z.string().min(1).default(path.join(projectRoot, 'data/sample.db')),
+  /** The default connection as a URL: sqlite:FILE, duckdb:FILE or postgres://… (instead of DATA_DB). */
+  DATA_URL: z
+    .string()
+    .regex(/^(sqlite:|duckdb:|postgres(ql)?:\/\/)/i, { error: 'must be sqlite:FILE, duckdb:FILE or postgres://user@host:port/database' })
+    .optional(),
   CATALOG: z.string().min(1).default(path.join(projectRoot, 'data/sources.yaml')),
   SKILLS_DIR: z.string().min(1).default(path.join(projectRoot, 'skills')),
   SKILLS_DISABLED: z
@@ -72,12 +77,17 @@ const environmentSchema = z.object({
 });
 
 /** Variables whose values must never appear in a message. */
-const secretVariables = new Set(['API_KEYS', 'OPENAI_API_KEY']);
+const secretVariables = new Set(['API_KEYS', 'OPENAI_API_KEY', 'DATA_URL']);
 
 export interface ServiceConfig {
   port: number;
   host: string;
-  dataDatabasePath: string;
+  /** The default connection (DATA_URL, or sqlite:DATA_DB); may hold a password: never log it. */
+  dataUrl: string;
+  /** The default connection's file (SQLite or DuckDB), undefined for PostgreSQL. */
+  dataDatabasePath: string | undefined;
+  /** The environment the configuration was read from: the catalog's `${VARIABLE}`s come from it. */
+  environment: NodeJS.ProcessEnv;
   catalogPath: string;
   skillsDirectory: string;
   /** Skills not to load (SKILLS_DISABLED); each must name a skill folder. */
@@ -138,13 +148,21 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
     );
   }
   const resolve = (file: string) => path.resolve(file);
-  if (resolve(env.APP_DB) === resolve(env.DATA_DB)) {
+  if (env.DATA_URL !== undefined && environment.DATA_DB !== undefined) {
+    throw new ConfigurationError('Invalid configuration:\n  DATA_URL: set either DATA_URL or DATA_DB (a SQLite file), not both');
+  }
+  // The default connection: DATA_URL, or DATA_DB as a SQLite file. A file of it is watched by the query pool.
+  const dataUrl = env.DATA_URL === undefined ? `sqlite:${resolve(env.DATA_DB)}` : withAbsoluteFile(env.DATA_URL);
+  const dataFile = /^(sqlite|duckdb):./i.test(dataUrl) ? dataUrl.replace(/^(sqlite|duckdb):/i, '') : undefined;
+  if (dataFile !== undefined && resolve(env.APP_DB) === dataFile) {
     throw new ConfigurationError('Invalid configuration:\n  APP_DB: must not be the data database (DATA_DB), which is opened read-only');
   }
   return {
     port: env.PORT,
     host: env.HOST,
-    dataDatabasePath: resolve(env.DATA_DB),
+    dataUrl,
+    dataDatabasePath: dataFile,
+    environment,
     catalogPath: resolve(env.CATALOG),
     skillsDirectory: resolve(env.SKILLS_DIR),
     skillsDisabled: env.SKILLS_DISABLED,
@@ -175,4 +193,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
   };
+}
+
+/** sqlite:FILE and duckdb:FILE with the file made absolute; other URLs as they are. */
+function withAbsoluteFile(url: string): string {
+  const match = /^(sqlite|duckdb):(.+)$/i.exec(url);
+  return match ? `${match[1]!.toLowerCase()}:${path.resolve(match[2]!)}` : url;
 }

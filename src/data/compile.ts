@@ -75,8 +75,8 @@ export function compileSelect(query: SelectQuery, dialect: Dialect): CompiledSel
       return `${aggregateExpression(aggregate, dialect, parameters)} >= ${parameters.bind(condition.atLeast)}`;
     }),
   ];
-  const explicit = (query.orderBy ?? []).map((o) => `${quoteIdentifier(o.name)} ${o.direction === 'desc' ? 'DESC' : 'ASC'}`);
-  const tieBreak = columns.filter((c) => !(query.orderBy ?? []).some((o) => o.name === c.name)).map((c) => `${quoteIdentifier(c.name)} ASC`);
+  const explicit = (query.orderBy ?? []).map((o) => (o.direction === 'desc' ? dialect.descending(quoteIdentifier(o.name)) : dialect.ascending(quoteIdentifier(o.name))));
+  const tieBreak = columns.filter((c) => !(query.orderBy ?? []).some((o) => o.name === c.name)).map((c) => dialect.ascending(quoteIdentifier(c.name)));
   const order = [...explicit, ...tieBreak];
   const limit = query.limit === undefined ? '' : ` LIMIT ${parameters.bind(query.limit)}`;
   const sql = `${cte}SELECT ${select.join(', ')} FROM ${table}${join}${where ? ` ${where}` : ''}${groupBy}${having.length ? ` HAVING ${having.join(' AND ')}` : ''}${order.length ? ` ORDER BY ${order.join(', ')}` : ''}${limit}`;
@@ -124,7 +124,7 @@ function condition(filter: Filter, dialect: Dialect, parameters: BoundParameters
     case 'null':
       return `${column} IS NULL`;
     case 'empty':
-      return `TRIM(${column}) = ''`;
+      return `TRIM(${dialect.text(column)}) = ''`;
     case 'range': {
       const parts: string[] = [];
       if (filter.from !== undefined) parts.push(`${column} >= ${parameters.bind(filter.from)}`);
@@ -134,10 +134,12 @@ function condition(filter: Filter, dialect: Dialect, parameters: BoundParameters
     case 'in': {
       const present = filter.values.filter((v): v is string => v !== null);
       const options: string[] = [];
-      if (present.length === 1) options.push(`${column} = ${parameters.bind(present[0]!)}`);
-      if (present.length > 1) options.push(`${column} IN (${present.map((v) => parameters.bind(v)).join(', ')})`);
+      // Values are text: compared with the column as text, so '#' against a number column is simply no match.
+      const compared = dialect.text(column);
+      if (present.length === 1) options.push(`${compared} = ${parameters.bind(present[0]!)}`);
+      if (present.length > 1) options.push(`${compared} IN (${present.map((v) => parameters.bind(v)).join(', ')})`);
       // Blank values in SAP extracts arrive as NULL or as '': a "blank" filter matches both.
-      if (present.length < filter.values.length) options.push(`${column} IS NULL OR ${column} = ''`);
+      if (present.length < filter.values.length) options.push(`${column} IS NULL OR ${dialect.text(column)} = ''`);
       if (options.length === 0) return '1 = 0';
       return options.length === 1 ? options[0]! : `(${options.join(' OR ')})`;
     }
@@ -184,10 +186,11 @@ export function compileMerge(query: MergeQuery, dialect: Dialect, parameters: Bo
   const partitionKey = query.partitionKey === undefined || constants.has(query.partitionKey) ? undefined : keys[query.partitionKey]!;
   const orderedKeys = partitionKey ? [partitionKey, ...grouped.filter((k) => k !== partitionKey)] : grouped;
   const order = orderedKeys.join(', ');
+  const sorted = orderedKeys.map((key) => dialect.ascending(key)).join(', ');
   const sideRows = (side: MergeQuery['a'], which: 'a' | 'b') => {
     const selectKeys = side.keys.flatMap((key, index) => {
       if (constants.has(index)) return [];
-      return 'column' in key ? [`${quoteIdentifier(key.column)} AS ${keys[index]}`] : [`${parameters.bind(key.literal)} AS ${keys[index]}`];
+      return 'column' in key ? [`${quoteIdentifier(key.column)} AS ${keys[index]}`] : [`${dialect.textParameter(parameters.bind(key.literal))} AS ${keys[index]}`];
     });
     const perRow = decomposable(side.measure) && !query.preAggregate;
     const value = perRow ? rowValue(side.measure) : groupValue(side.measure);
@@ -200,10 +203,42 @@ export function compileMerge(query: MergeQuery, dialect: Dialect, parameters: Bo
     const positions = orderedKeys.map((key) => grouped.indexOf(key) + 1).join(', ');
     return order ? `${sql} GROUP BY ${positions}` : `${sql} HAVING COUNT(*) > 0`;
   };
-  const stacked = `${sideRows(query.a, 'a')} UNION ALL ${sideRows(query.b, 'b')}${order ? ` ORDER BY ${order}` : ''}`;
+  const stacked = `${sideRows(query.a, 'a')} UNION ALL ${sideRows(query.b, 'b')}${order ? ` ORDER BY ${sorted}` : ''}`;
   // Without keys, an aggregate over no rows still yields one row: HAVING drops it.
-  const aligned = `SELECT ${order ? `${order}, ` : ''}SUM(va) AS raw_a, SUM(vb) AS raw_b FROM (${stacked}) AS stacked${order ? ` GROUP BY ${order} ORDER BY ${order}` : ' HAVING COUNT(*) > 0'}`;
+  const aligned = `SELECT ${order ? `${order}, ` : ''}SUM(va) AS raw_a, SUM(vb) AS raw_b FROM (${stacked}) AS stacked${order ? ` GROUP BY ${order} ORDER BY ${sorted}` : ' HAVING COUNT(*) > 0'}`;
   return { aligned, orderedKeys, groupedKeys: grouped, partitionKey, constants };
+}
+
+/**
+ * One side of a merge across engines: its per-key totals, keys as text, in byte order of the
+ * keys (partition key first), so the service can merge two engines' streams in one pass. Text
+ * keys and byte order make both engines agree on the order whatever their column types and
+ * collations.
+ */
+export function compileSideTotals(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters): string {
+  const side = query[which];
+  const { ordered } = mergeKeyOrder(query);
+  const keys = ordered.map((index) => {
+    const key = side.keys[index]!;
+    return 'column' in key ? dialect.text(quoteIdentifier(key.column)) : dialect.textParameter(parameters.bind(key.literal));
+  });
+  // A constant key is the same on every row of the side: nothing to sort by (and no marker to repeat).
+  const sortKeys = ordered.flatMap((index) => { const key = side.keys[index]!; return 'column' in key ? [dialect.text(quoteIdentifier(key.column))] : []; });
+  const value = decomposable(side.measure) ? `SUM(${rowValue(side.measure)})` : groupValue(side.measure);
+  const where = whereClause(side.where, dialect, parameters);
+  const positions = keys.map((_, index) => index + 1);
+  const select = `SELECT ${[...keys.map((key, index) => `${key} AS k${index}`), `${value} AS v`].join(', ')} FROM ${quoteIdentifier(side.table)}${where ? ` ${where}` : ''}`;
+  if (keys.length === 0) return `${select} HAVING COUNT(*) > 0`;
+  // Sorted by the expressions, not their aliases: PostgreSQL takes a collation only on an expression.
+  return `${select} GROUP BY ${positions.join(', ')}${sortKeys.length ? ` ORDER BY ${sortKeys.map((key) => dialect.binaryAscending(key)).join(', ')}` : ''}`;
+}
+
+/** Key indexes in the order a merge reads them: partition key first, constant keys left out. */
+export function mergeKeyOrder(query: MergeQuery): { ordered: number[]; constants: Map<number, string> } {
+  const constants = constantKeys(query);
+  const indexes = query.keyNames.map((_, index) => index).filter((index) => !constants.has(index));
+  const ordered = query.partitionKey !== undefined && !constants.has(query.partitionKey) ? [query.partitionKey, ...indexes.filter((i) => i !== query.partitionKey)] : indexes;
+  return { ordered, constants };
 }
 
 /** Indexes of keys that are one and the same constant on both sides. */

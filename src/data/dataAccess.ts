@@ -4,10 +4,12 @@
  * off the HTTP event loop; `createDataAccess` runs it in this process, for tests and scripts.
  */
 import { ToolError } from '../errors/index.ts';
+import { Connections, DEFAULT_CONNECTION } from './connections.ts';
 import type { DataDatabase } from './database.ts';
+import { sqliteEngine } from './engines/sqlite.ts';
+import { runQuery } from './execute.ts';
 import { cancelledError } from './poolErrors.ts';
 import type { Query, ResultOf } from './query.ts';
-import { runQuery } from './sqliteEngine.ts';
 
 export interface DataAccess {
   /**
@@ -19,25 +21,29 @@ export interface DataAccess {
 }
 
 /**
- * Runs queries on the given connection in this process. For tests and command-line tools; the
- * service uses the worker pool so that queries can be timed out.
+ * Runs queries in this process, on an open SQLite database (as the default connection) or on
+ * connections. For tests and command-line tools; the service uses the worker pool so that
+ * queries can be timed out.
  * @example
  * const data = createDataAccess(openDataDatabase('data/sample.db'));
  * const { rows } = await data.run({ kind: 'select', table: 'fi_reporting', aggregates: [{ name: 'rows', function: 'count' }] });
  */
-export function createDataAccess(database: DataDatabase): DataAccess {
+export function createDataAccess(source: DataDatabase | Connections): DataAccess {
+  const connections = source instanceof Connections ? source : Connections.of({ [DEFAULT_CONNECTION]: sqliteEngine(source) });
   return {
     run: async (query, signal) => {
       if (signal?.aborted) throw cancelledError();
+      const onAbort = () => connections.interrupt();
+      signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        return await runQuery(database, query);
+        return await runQuery(connections, query);
       } catch (error) {
-        throw ToolError.isInstance(error) ? error : queryFailure(error);
+        throw ToolError.isInstance(error) ? error : signal?.aborted ? cancelledError() : queryFailure(error);
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
       }
     },
-    close: async () => {
-      database.close();
-    },
+    close: () => connections.close(),
   };
 }
 

@@ -5,12 +5,12 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { ConfigurationError } from '../errors/index.ts';
-import { registerFoldFunction } from './sqliteEngine.ts';
+import { registerFoldFunction } from './engines/sqlite.ts';
 
 export type DataDatabase = Database.Database;
 
 /**
- * Opens the SQLite file read-only, with the aggregate that runs a merge's reducer (sqliteEngine.ts).
+ * Opens the SQLite file read-only, with the aggregate that runs a merge's reducer (engines/sqlite.ts).
  * @throws ConfigurationError when the file is missing or not a SQLite database.
  */
 export function openDataDatabase(filePath: string): DataDatabase {

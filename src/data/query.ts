@@ -54,6 +54,8 @@ export interface MeasureExpression {
  */
 export interface SelectQuery {
   kind: 'select';
+  /** The catalog connection the table lives on (default: the default connection). */
+  connection?: string | undefined;
   table: string;
   columns?: Output[];
   aggregates?: Aggregate[];
@@ -71,6 +73,8 @@ export interface SelectQuery {
 
 /** One side of a merge: a table's measure per key; a key is a column or a constant (e.g. a fixed currency). */
 export interface MergeSide {
+  /** The catalog connection of this side's table; the sides may live on different engines. */
+  connection?: string | undefined;
   table: string;
   measure: MeasureExpression;
   keys: ({ column: string } | { literal: string })[];

@@ -21,6 +21,7 @@ import { fileIdentity, watchFile, type FileState, type FileWatch } from '../shar
 import type { ComponentHealth } from '../shared/health.ts';
 import { isFileFailure } from '../shared/sqliteErrors.ts';
 import { queryFailure, type DataAccess } from './dataAccess.ts';
+import { DEFAULT_CONNECTION, type ConnectionSpec, type ConnectionState } from './connections.ts';
 import type { Query, ResultOf } from './query.ts';
 import { busyError, cancelledError, dataUnavailableError, shuttingDownError, timeoutError } from './poolErrors.ts';
 import { PoolHealth, type PoolCounters, type QueryPoolStats } from './poolHealth.ts';
@@ -32,7 +33,12 @@ import { WorkerSet } from './workerSet.ts';
 export type { PoolCounters, QueryPoolStats } from './poolHealth.ts';
 
 export interface QueryPoolOptions {
-  databasePath: string;
+  /** The default connection's file (SQLite or DuckDB), watched; undefined when it has none (PostgreSQL). */
+  databasePath: string | undefined;
+  /** Every connection the workers open (default: the SQLite file at databasePath as 'default'). */
+  connections?: ConnectionSpec[];
+  /** How the connections answered at startup; kept up to date from the queries' outcomes. */
+  connectionStates?: ConnectionState[];
   /** Worker processes, i.e. queries that run at once; more wait in line. */
   workers: number;
   /** Longest a single query may run before its process is killed. */
@@ -73,6 +79,7 @@ export class QueryPool implements DataAccess {
   private readonly health: PoolHealth;
   private watch: FileWatch | undefined;
   private nextId = 1;
+  private readonly connectionState = new Map<string, ConnectionState>();
   private closed = false;
   private readonly queueMax: number;
   private readonly queueWaitMs: number;
@@ -82,10 +89,14 @@ export class QueryPool implements DataAccess {
     this.queueMax = options.queueMax ?? 32;
     this.queueWaitMs = options.queueWaitMs ?? 10_000;
     this.graceMs = options.cancelGraceMs ?? 250;
-    const database = path.basename(options.databasePath);
+    for (const state of options.connectionStates ?? []) this.connectionState.set(state.name, state);
+    const database = options.databasePath ? path.basename(options.databasePath) : 'the default connection';
     this.health = new PoolHealth(database, options.monitorIntervalMs ?? 1_000, options.logger);
+    const connections = options.connections ?? [{ name: DEFAULT_CONNECTION, url: `sqlite:${options.databasePath}` }];
     this.workers = new WorkerSet<Task>({
-      databasePath: options.databasePath,
+      databasePath: options.databasePath ?? '',
+      // Through the environment: connection URLs may hold passwords, which a process list would show.
+      environment: { ANALYST_CONNECTIONS: JSON.stringify(connections), ANALYST_STATEMENT_TIMEOUT_MS: String(options.timeoutMs) },
       workers: options.workers,
       spare: options.spare ?? true,
       ...(options.respawn ? { respawn: options.respawn } : {}),
@@ -108,11 +119,11 @@ export class QueryPool implements DataAccess {
   static async start(options: QueryPoolOptions): Promise<QueryPool> {
     const pool = new QueryPool(options);
     try {
-      await pool.workers.start(await fileIdentity(options.databasePath));
+      await pool.workers.start(options.databasePath ? await fileIdentity(options.databasePath) : undefined);
     } catch (failure) {
       throw new ConfigurationError(`DATA_DB: the query workers cannot open ${options.databasePath}: ${(failure as { message: string }).message}`);
     }
-    pool.watch = watchFile(options.databasePath, options.monitorIntervalMs ?? 1_000, (state) => pool.fileChecked(state));
+    if (options.databasePath) pool.watch = watchFile(options.databasePath, options.monitorIntervalMs ?? 1_000, (state) => pool.fileChecked(state));
     return pool;
   }
 
@@ -140,9 +151,33 @@ export class QueryPool implements DataAccess {
     return this.health.counters;
   }
 
-  /** The data database and the worker pool, as GET /health reports them (cheap: no I/O). */
+  /**
+   * The data database and the worker pool, as GET /health reports them (cheap: no I/O). A
+   * connection that is down makes the data degraded: its sources fail, the others answer.
+   */
   componentHealth(): { data: ComponentHealth; workers: ComponentHealth } {
-    return this.health.report(this.stats(), this.workers.isStarting);
+    const report = this.health.report(this.stats(), this.workers.isStarting);
+    const down = [...this.connectionState.values()].filter((state) => state.status === 'down');
+    if (report.data.status !== 'ok' || down.length === 0) return report;
+    return { ...report, data: { status: 'degraded', reason: down.map((state) => `connection '${state.name}' (${state.engine}) is down`).join('; ') } };
+  }
+
+  /** Each connection's engine, target and last known state (no secrets). */
+  connectionStates(): ConnectionState[] {
+    return [...this.connectionState.values()];
+  }
+
+  /** Notes what a query's outcome says about the connections it used. */
+  private noteConnections(query: Query, reply: WorkerReply): void {
+    const used = query.kind === 'merge' ? [query.a.connection, query.b.connection] : [(query.kind === 'fold' ? query.select : query).connection];
+    const names = new Set(used.map((name) => name ?? DEFAULT_CONNECTION));
+    const failed = !reply.ok && reply.toolError?.code === 'source_unavailable' ? String(reply.toolError.details.connection ?? '') : undefined;
+    for (const name of names) {
+      const state = this.connectionState.get(name);
+      if (!state) continue;
+      if (name === failed && !reply.ok) this.connectionState.set(name, { ...state, status: 'down', reason: reply.message });
+      else if (reply.ok || failed === undefined) this.connectionState.set(name, { name: state.name, engine: state.engine, target: state.target, status: 'ok' });
+    }
   }
 
   /** Process ids of the workers in their places (tests, diagnostics). */
@@ -215,6 +250,7 @@ export class QueryPool implements DataAccess {
     clearTimeout(worker.timer);
     clearTimeout(worker.graceTimer);
     worker.task = undefined;
+    this.noteConnections(task.query, reply);
     if (task.abandoned) this.health.counters.cancelled.finished += 1;
     else if (reply.ok) task.resolve(reply.result);
     else if (reply.toolError) task.reject(new ToolError(reply.toolError.code, reply.toolError.message, { hint: reply.toolError.hint, details: reply.toolError.details }));
@@ -268,6 +304,8 @@ export class QueryPool implements DataAccess {
     if (!worker) return;
     task.abandoned = true;
     task.reject(cancelledError());
+    // DuckDB and PostgreSQL stop the statement where it runs and the worker replies; SQLite cannot.
+    worker.send({ cancel: task.id });
     const kill = () => {
       if (worker.task !== task) return;
       this.health.counters.cancelled.killed += 1;

@@ -1,54 +1,72 @@
 /**
- * A query worker process: opens the data database read-only and runs the query descriptions
- * sent by the pool (with the skills' reducers, see reducer.ts). It is a process, not a thread, so a query past its timeout can be stopped for real
- * (better-sqlite3 cannot interrupt a running statement; killing the process can).
+ * A query worker process: opens the configured connections and runs the query descriptions sent
+ * by the pool (with the skills' reducers, see reducer.ts). It is a process, not a thread, so a
+ * query past its timeout can be stopped for real (better-sqlite3 cannot interrupt a running
+ * statement; killing the process can). DuckDB and PostgreSQL statements are interrupted first
+ * when the pool asks (`{cancel}`), which keeps the process.
  *
+ * The connections come in the environment (ANALYST_CONNECTIONS, JSON: URLs may hold secrets,
+ * which must not show in a process list), the default connection's file as the argument.
  * Its first message says how startup went: `{ready: true, identity}` (the file it opened, so
- * the pool can tell when DATA_DB is replaced), or `{ready: false, reason, message}` followed by
- * exit status 3 when the file is missing or unreadable, so the pool backs off instead of
- * restarting it in a loop. Messages are typed in workerProtocol.ts.
+ * the pool can tell when it is replaced), or `{ready: false, reason, message}` followed by exit
+ * status 3 when the file is missing or unreadable, so the pool backs off instead of restarting
+ * it in a loop. Messages are typed in workerProtocol.ts.
  */
 import { existsSync } from 'node:fs';
 import { ToolError } from '../errors/index.ts';
-import { openDataDatabase, type DataDatabase } from './database.ts';
-import { runQuery } from './sqliteEngine.ts';
 import { fileIdentitySync } from '../shared/fileIdentity.ts';
 import { sqliteCode } from '../shared/sqliteErrors.ts';
-import { WORKER_START_FAILED, type WorkerReply, type WorkerRequest, type WorkerStartup } from './workerProtocol.ts';
+import { Connections, DEFAULT_CONNECTION, openEngine, type ConnectionSpec } from './connections.ts';
+import { runQuery } from './execute.ts';
+import { WORKER_START_FAILED, type WorkerMessage, type WorkerReply, type WorkerStartup } from './workerProtocol.ts';
 
-const databasePath = process.argv[2];
-if (!databasePath || !process.send) {
-  process.stderr.write('queryWorker: run by the query pool with the database path as argument\n');
+const defaultFile = process.argv[2] ?? '';
+if (!process.send) {
+  process.stderr.write('queryWorker: run by the query pool\n');
   process.exit(2);
 }
 const send = process.send.bind(process);
+const specs = JSON.parse(process.env.ANALYST_CONNECTIONS ?? '[]') as ConnectionSpec[];
+const options = { statementTimeoutMs: Number(process.env.ANALYST_STATEMENT_TIMEOUT_MS ?? 0) };
+delete process.env.ANALYST_CONNECTIONS;
+const connections = new Connections(specs, options);
 
-let database: DataDatabase | undefined;
-try {
-  database = openDataDatabase(databasePath);
-} catch (error) {
-  const startup: WorkerStartup = { ready: false, reason: existsSync(databasePath) ? 'unreadable' : 'missing', message: (error as Error).message };
-  // Exit once the pool has the reason (or after a second, should the channel be gone).
-  send(startup, () => process.exit(WORKER_START_FAILED));
-  setTimeout(() => process.exit(WORKER_START_FAILED), 1_000).unref();
+await start();
+
+async function start(): Promise<void> {
+  // A default connection on a file is opened now: a missing or unreadable file is the pool's to handle.
+  const fileDefault = defaultFile !== '' ? connections.spec(DEFAULT_CONNECTION) : undefined;
+  if (fileDefault) {
+    try {
+      connections.adopt(DEFAULT_CONNECTION, await openEngine(fileDefault, options));
+    } catch (error) {
+      const startup: WorkerStartup = { ready: false, reason: existsSync(defaultFile) ? 'unreadable' : 'missing', message: (error as Error).message };
+      // Exit once the pool has the reason (or after a second, should the channel be gone).
+      send(startup, () => process.exit(WORKER_START_FAILED));
+      setTimeout(() => process.exit(WORKER_START_FAILED), 1_000).unref();
+      return;
+    }
+  }
+  serve();
 }
 
-if (database) serve(database);
-
-function serve(db: DataDatabase): void {
-  process.on('message', (request: WorkerRequest) => {
-    // The pool sends one query at a time, so runs never overlap on the connection.
-    runQuery(db, request.query).then(
-      (result) => send({ id: request.id, ok: true, result } satisfies WorkerReply),
-      (error: unknown) => send(replyFor(request.id, error)),
+function serve(): void {
+  process.on('message', (message: WorkerMessage) => {
+    if ('cancel' in message) {
+      connections.interrupt();
+      return;
+    }
+    // The pool sends one query at a time, so runs never overlap on a connection.
+    runQuery(connections, message.query).then(
+      (result) => send({ id: message.id, ok: true, result } satisfies WorkerReply),
+      (error: unknown) => send(replyFor(message.id, error)),
     );
   });
   // The pool closes the channel to stop a worker.
   process.on('disconnect', () => {
-    db.close();
-    process.exit(0);
+    void connections.close().finally(() => process.exit(0));
   });
-  send({ ready: true, identity: fileIdentitySync(databasePath!) } satisfies WorkerStartup);
+  send({ ready: true, identity: defaultFile ? fileIdentitySync(defaultFile) : undefined } satisfies WorkerStartup);
 }
 
 function replyFor(id: number, error: unknown): WorkerReply {

@@ -7,7 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileIdentity } from '../shared/fileIdentity.ts';
-import type { WorkerReply, WorkerRequest, WorkerStartup } from './workerProtocol.ts';
+import type { WorkerMessage, WorkerReply, WorkerStartup } from './workerProtocol.ts';
 
 const workerScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'queryWorker.ts');
 
@@ -39,9 +39,14 @@ export class WorkerProcess<Task = unknown> {
   /** The data file was replaced since this worker opened it: retire it when a fresh one is ready. */
   stale = false;
 
-  constructor(databasePath: string, events: WorkerEvents<Task>) {
+  /**
+   * @param databasePath the default connection's file ('' when it has none), checked at startup
+   * @param environment the connections (ANALYST_CONNECTIONS) and statement timeout, kept out of the process list
+   */
+  constructor(databasePath: string, events: WorkerEvents<Task>, environment: Record<string, string> = {}) {
     this.child = fork(workerScript, [databasePath], {
       execArgv: ['--import', 'tsx'],
+      env: { ...process.env, ...environment },
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -79,8 +84,8 @@ export class WorkerProcess<Task = unknown> {
     return this.child.pid;
   }
 
-  send(request: WorkerRequest): void {
-    this.child.send(request);
+  send(message: WorkerMessage): void {
+    this.child.send(message);
   }
 
   /** Stops the process now (SIGKILL: a running statement cannot be interrupted otherwise); no exit event follows. */

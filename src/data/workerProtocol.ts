@@ -11,6 +11,13 @@ export interface WorkerRequest {
   query: Query;
 }
 
+/** Stop the running query's statement where the engine can (DuckDB, PostgreSQL); the reply follows as usual. */
+export interface WorkerCancel {
+  cancel: number;
+}
+
+export type WorkerMessage = WorkerRequest | WorkerCancel;
+
 export type WorkerReply =
   | { id: number; ok: true; result: unknown }
   | {

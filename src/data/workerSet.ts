@@ -11,6 +11,8 @@ import { WorkerProcess, type StartFailure, type WorkerEvents } from './workerPro
 
 export interface WorkerSetOptions<Task> {
   databasePath: string;
+  /** The environment every worker gets: its connections (see queryWorker.ts). */
+  environment: Record<string, string>;
   workers: number;
   spare: boolean;
   respawn?: Partial<RespawnLimits>;
@@ -49,7 +51,7 @@ export class WorkerSet<Task> {
    */
   async start(identity: FileIdentity | undefined): Promise<void> {
     this.identity = identity;
-    const first = this.slots.map(() => new WorkerProcess<Task>(this.options.databasePath, this.options.events));
+    const first = this.slots.map(() => new WorkerProcess<Task>(this.options.databasePath, this.options.events, this.options.environment));
     try {
       await Promise.all(first.map((worker) => worker.ready));
     } catch (failure) {
@@ -146,7 +148,7 @@ export class WorkerSet<Task> {
     }
     this.limiter.take();
     if (countAsRestart) this.options.onRestart();
-    const worker = new WorkerProcess<Task>(this.options.databasePath, this.options.events);
+    const worker = new WorkerProcess<Task>(this.options.databasePath, this.options.events, this.options.environment);
     this.starting = worker;
     worker.ready.then(
       (identity) => {

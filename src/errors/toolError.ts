@@ -20,6 +20,7 @@ export type ToolErrorCode =
   | 'timeout'
   | 'busy'
   | 'data_unavailable'
+  | 'source_unavailable'
   | 'internal_error';
 
 /** The JSON a model (or a dashboard) receives when a tool call fails. */

@@ -59,7 +59,8 @@ export interface AppServices {
   sessionMaxTurns?: number;
   /** Prometheus metrics of this service (GET /metrics); a fresh registry when absent. */
   metrics?: Metrics;
-  dataDatabasePath: string;
+  /** The default connection's file, undefined when it is PostgreSQL. */
+  dataDatabasePath: string | undefined;
   openApiPath: string;
   version: string;
   startedAt: number;

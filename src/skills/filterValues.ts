@@ -20,8 +20,8 @@ export async function checkFilterValuesExist(source: Source, conditions: readonl
     if (condition.kind !== 'in') continue;
     const { column, name } = condition.dimension;
     for (const value of condition.values) {
-      if (await valueExists(context.data, source.table, column, value, context.signal)) continue;
-      const known = (await distinctValues(context.data, source.table, column, VALUE_CHOICES_LISTED + 1, context.signal)).filter((v): v is string => v !== null);
+      if (await valueExists(context.data, source, column, value, context.signal)) continue;
+      const known = (await distinctValues(context.data, source, column, VALUE_CHOICES_LISTED + 1, context.signal)).filter((v): v is string => v !== null);
       const listed = known.slice(0, VALUE_CHOICES_LISTED);
       // A business name from the catalog ("Contoso UK" for company 3000) points to its code.
       const named = value === null ? undefined : codeNamed(source, name, value);

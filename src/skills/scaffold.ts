@@ -156,7 +156,7 @@ export const dimensionValues = defineTool({
       });
     }
     // One more than asked, to know whether the list was cut.
-    const values = await distinctValues(data, source.table, dimension.column, input.limit + 1, signal);
+    const values = await distinctValues(data, source, dimension.column, input.limit + 1, signal);
     return {
       source: source.name,
       dimension: dimension.name,

@@ -5,7 +5,7 @@ import type { MergeQuery } from '../../src/data/query.ts';
 import { collectMerged } from '../support/testReducers.ts';
 
 /** A dialect with numbered markers, to show that parameters bind in reading order. */
-const numbered: Dialect = { ...sqliteDialect, name: 'numbered', parameter: (position) => `$${position}` };
+const numbered: Dialect = { ...sqliteDialect, parameter: (position) => `$${position}` };
 
 describe('compiling query descriptions', () => {
   it('quotes catalog identifiers and binds every value', () => {

@@ -73,7 +73,7 @@ describe('QueryPool', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(isAlive(pid!)).toBe(false);
       expect(workerPids(pool)[0]).not.toBe(pid);
-      expect(await valueExists(pool, 'left_table', 'key', 'K000000001')).toBe(true);
+      expect(await valueExists(pool, { table: 'left_table' }, 'key', 'K000000001')).toBe(true);
       expect(pool.stats()).toMatchObject({ workers: 1, timeouts: 1, restarts: 1, busy: 0, queued: 0 });
     } finally {
       await pool.close();
@@ -85,7 +85,7 @@ describe('QueryPool', () => {
     try {
       const order: string[] = [];
       const long = pool.run(plan).then(() => order.push('long'));
-      const short = valueExists(pool, 'left_table', 'key', 'K000000002').then(() => order.push('short'));
+      const short = valueExists(pool, { table: 'left_table' }, 'key', 'K000000002').then(() => order.push('short'));
       await Promise.all([long, short]);
       expect(order).toEqual(['short', 'long']);
     } finally {
@@ -112,7 +112,7 @@ describe('QueryPool', () => {
       const crashed = (await running) as ToolError;
       expect(crashed.code).toBe('query_failed');
       expect(crashed.message).toMatch(/stopped unexpectedly/);
-      expect(await valueExists(pool, 'left_table', 'key', 'nope')).toBe(false);
+      expect(await valueExists(pool, { table: 'left_table' }, 'key', 'nope')).toBe(false);
     } finally {
       await pool.close();
     }

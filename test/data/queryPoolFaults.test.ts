@@ -39,7 +39,7 @@ const planOf = (prefix: 'long' | 'short'): MergeQuery => ({
   decimals: 2,
   fold: collectMerged.with({ keep: 5 }),
 });
-const trivial = (pool: QueryPool) => valueExists(pool, 'short_a', 'key', 'K000000001');
+const trivial = (pool: QueryPool) => valueExists(pool, { table: 'short_a' }, 'key', 'K000000001');
 const codeOf = (error: unknown) => (ToolError.isInstance(error) ? error.code : String(error));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

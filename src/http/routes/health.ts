@@ -22,7 +22,12 @@ export function healthRoutes(services: AppServices): Router {
       version: services.version,
       uptime_seconds: Math.round((Date.now() - services.startedAt) / 1000),
       model: publicModelDescription(services.modelDescription),
-      data: { database: path.basename(services.dataDatabasePath), sources: services.catalog.sources.size, queries: services.queries.stats() },
+      data: {
+        database: services.dataDatabasePath ? path.basename(services.dataDatabasePath) : 'postgres',
+        connections: services.queries.connectionStates().map(({ name, engine, target, status, reason }) => ({ name, engine, target: publicTarget(target), status, ...(reason ? { reason } : {}) })),
+        sources: services.catalog.sources.size,
+        queries: services.queries.stats(),
+      },
       components,
       skills: services.registry.skills.map((skill) => skill.name),
     });
@@ -31,6 +36,12 @@ export function healthRoutes(services: AppServices): Router {
     response.type('application/yaml').sendFile(services.openApiPath);
   });
   return router;
+}
+
+/** A connection's target without the folders of a file (no full paths in a public answer). */
+function publicTarget(target: string): string {
+  const file = /^(sqlite|duckdb):(\/.+)$/.exec(target);
+  return file ? `${file[1]}:${path.basename(file[2]!)}` : target;
 }
 
 /** The model description without secrets: the base URL as {@link safeUrl} shows it. */

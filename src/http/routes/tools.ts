@@ -10,7 +10,7 @@ import type { AppServices } from '../app.ts';
 import { sendProblem, type ProblemKind } from '../problem.ts';
 
 /** Tool errors that mean "not now" rather than "not like this": 503 problems with Retry-After. */
-const unavailableKinds: Partial<Record<string, ProblemKind>> = { busy: 'busy', data_unavailable: 'dataUnavailable' };
+const unavailableKinds: Partial<Record<string, ProblemKind>> = { busy: 'busy', data_unavailable: 'dataUnavailable', source_unavailable: 'dataUnavailable' };
 
 export function toolRoutes(services: AppServices, conversations: ConversationService): Router {
   const router = Router();

@@ -1,11 +1,18 @@
+/**
+ * The data layer's blocks on every engine: the same query descriptions over the same small
+ * tables give the same rows on SQLite, DuckDB (a file and Parquet files) and PostgreSQL (a real
+ * server), and a merge whose sides live on two different engines gives what it gives on one.
+ */
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Connections } from '../../src/data/connections.ts';
 import { createDataAccess, type DataAccess } from '../../src/data/dataAccess.ts';
-import { openDataDatabase } from '../../src/data/database.ts';
 import { distinctValues, valueExists } from '../../src/data/lookups.ts';
+import type { MergeQuery } from '../../src/data/query.ts';
 import { ToolError } from '../../src/errors/index.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
+import { engineFixture, type EngineFixture, type FixtureEngine } from '../support/engineFixture.ts';
 import { collectMerged, sumField } from '../support/testReducers.ts';
 
 function database(): string {
@@ -20,11 +27,44 @@ function database(): string {
   return file;
 }
 
-describe('the SQLite engine', () => {
+const engines: FixtureEngine[] = ['sqlite', 'duckdb', 'parquet', 'postgres'];
+let fixture: EngineFixture;
+beforeAll(async () => {
+  fixture = await engineFixture(database(), ['a', 'b']);
+}, 60_000);
+afterAll(() => fixture?.drop());
+
+const merge: MergeQuery = {
+  kind: 'merge',
+  keyNames: ['document', 'currency'],
+  a: { table: 'a', measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'doc' }, { column: 'cur' }], where: [] },
+  b: { table: 'b', measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'doc' }, { column: 'cur' }], where: [] },
+  partitionKey: 1,
+  decimals: 2,
+  fold: collectMerged.with({ keep: 10 }),
+};
+const mergedOnOne = {
+  partitions: [
+    { partition: 'EUR', keys: 3, a: 260, b: 259.99 },
+    { partition: 'USD', keys: 2, a: 30, b: 7 },
+  ],
+  // NULL keys align with each other (10 = 10, not fed); D1 agrees to the cent.
+  folded: {
+    rows: 3,
+    first: [
+      { key: ['D2', 'EUR'], a: 50, b: 49.99 },
+      { key: ['D3', 'USD'], a: 30, b: null },
+      { key: ['D4', 'USD'], a: null, b: 7 },
+    ],
+  },
+};
+
+describe.each(engines)('the data layer on %s', (engine) => {
   let data: DataAccess;
   beforeAll(() => {
-    data = createDataAccess(openDataDatabase(database()));
+    data = createDataAccess(new Connections([fixture.specs[engine]], { statementTimeoutMs: 10_000 }));
   });
+  afterAll(() => data?.close());
 
   it('groups, counts rows that meet a condition, collects distinct values and tells when rows vary', async () => {
     const { rows, total } = await data.run({
@@ -66,35 +106,15 @@ describe('the SQLite engine', () => {
   });
 
   it('merges two sides per key, totals per partition, and feeds only the keys that differ to the reducer, in key order', async () => {
-    const result = await data.run({
-      kind: 'merge',
-      keyNames: ['document', 'currency'],
-      a: { table: 'a', measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'doc' }, { column: 'cur' }], where: [] },
-      b: { table: 'b', measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'doc' }, { column: 'cur' }], where: [] },
-      partitionKey: 1,
-      decimals: 2,
-      fold: collectMerged.with({ keep: 10 }),
-    });
-    expect(result.partitions).toEqual([
-      { partition: 'EUR', keys: 3, a: 260, b: 259.99 },
-      { partition: 'USD', keys: 2, a: 30, b: 7 },
-    ]);
-    // NULL keys align with each other (10 = 10, not fed); D1 agrees to the cent.
-    expect(result.folded).toEqual({
-      rows: 3,
-      first: [
-        { key: ['D2', 'EUR'], a: 50, b: 49.99 },
-        { key: ['D3', 'USD'], a: 30, b: null },
-        { key: ['D4', 'USD'], a: null, b: 7 },
-      ],
-    });
+    const result = await data.run(merge);
+    expect({ partitions: result.partitions.map((p) => ({ ...p, a: Math.round(p.a * 100) / 100, b: Math.round(p.b * 100) / 100 })), folded: result.folded }).toEqual(mergedOnOne);
   });
 
   it('answers the two lookups tools use to check filter values', async () => {
-    expect(await valueExists(data, 'a', 'pc', 'PC2')).toBe(true);
-    expect(await valueExists(data, 'a', 'pc', 'PC9')).toBe(false);
-    expect(await valueExists(data, 'a', 'doc', null)).toBe(true);
-    expect(await distinctValues(data, 'a', 'cur', 10)).toEqual(['EUR', 'USD']);
+    expect(await valueExists(data, { table: 'a' }, 'pc', 'PC2')).toBe(true);
+    expect(await valueExists(data, { table: 'a' }, 'pc', 'PC9')).toBe(false);
+    expect(await valueExists(data, { table: 'a' }, 'doc', null)).toBe(true);
+    expect(await distinctValues(data, { table: 'a' }, 'cur', 10)).toEqual(['EUR', 'USD']);
   });
 
   it('turns a failing query into a recoverable tool error, and a reducer that does not exist into one too', async () => {
@@ -111,5 +131,22 @@ describe('the SQLite engine', () => {
     controller.abort();
     const error = await data.run({ kind: 'select', table: 'a', columns: [{ name: 'doc', column: 'doc' }] }, controller.signal).catch((e: unknown) => e);
     expect(ToolError.isInstance(error)).toBe(true);
+  });
+});
+
+describe('a merge whose sides live on two engines', () => {
+  it.each([
+    ['postgres', 'duckdb'],
+    ['parquet', 'sqlite'],
+    ['sqlite', 'postgres'],
+  ] as const)('gives on %s + %s what it gives on one engine', async (first, second) => {
+    const connections = new Connections([{ ...fixture.specs[first], name: 'one' }, { ...fixture.specs[second], name: 'two' }], { statementTimeoutMs: 10_000 });
+    const data = createDataAccess(connections);
+    try {
+      const result = await data.run({ ...merge, a: { ...merge.a, connection: 'one' }, b: { ...merge.b, connection: 'two' } });
+      expect({ partitions: result.partitions.map((p) => ({ ...p, a: Math.round(p.a * 100) / 100, b: Math.round(p.b * 100) / 100 })), folded: result.folded }).toEqual(mergedOnOne);
+    } finally {
+      await data.close();
+    }
   });
 });

@@ -1,0 +1,60 @@
+/**
+ * Loads the catalog and checks it against the databases its sources live on: every table and
+ * column must exist on its connection. A default connection on a file that cannot be opened
+ * stops the start (as DATA_DB always did); any other connection that cannot be reached is
+ * reported and its sources answer `source_unavailable` until it is back, while the rest work.
+ */
+import { ConfigurationError, ToolError } from '../errors/index.ts';
+import type { Logger } from '../logging/logger.ts';
+import { Connections, DEFAULT_CONNECTION, describeConnection, engineOf, openEngine, type ConnectionSpec, type ConnectionState } from '../data/connections.ts';
+import type { Catalog } from './catalog.ts';
+import { loadCatalog } from './loadCatalog.ts';
+
+export interface OpenedCatalog {
+  catalog: Catalog;
+  /** Every connection: the default one first, then the catalog's. */
+  connections: ConnectionSpec[];
+  /** How each connection answered at startup. */
+  states: ConnectionState[];
+}
+
+/**
+ * @throws ConfigurationError for an invalid catalog, a missing table or column, or a default file that cannot be opened
+ * @example
+ * const { catalog, connections } = await openCatalog('data/sources.yaml', { name: 'default', url: 'sqlite:data/sample.db' }, { statementTimeoutMs: 30_000, logger });
+ */
+export async function openCatalog(catalogPath: string, defaultConnection: ConnectionSpec, options: { statementTimeoutMs: number; logger: Logger; environment?: NodeJS.ProcessEnv }): Promise<OpenedCatalog> {
+  const draft = loadCatalog(catalogPath, { environment: options.environment ?? process.env });
+  const specs = [defaultConnection, ...draft.connections];
+  const connections = new Connections(specs, { statementTimeoutMs: options.statementTimeoutMs });
+  try {
+    if (engineOf(defaultConnection.url) !== 'postgres') {
+      // A default file that cannot be opened stops the start with the file's own message.
+      try {
+        connections.adopt(DEFAULT_CONNECTION, await openEngine(defaultConnection, { statementTimeoutMs: options.statementTimeoutMs }));
+      } catch (error) {
+        if (error instanceof ConfigurationError) throw error;
+        throw new ConfigurationError(`DATA_URL: ${describeConnection(defaultConnection)} cannot be opened: ${(error as Error).message}`);
+      }
+    }
+    const columns = new Map<string, string[] | undefined | 'unavailable'>();
+    const keyOf = (table: string, connection: string) => `${connection}\u0000${table}`;
+    for (const source of draft.sources.values()) {
+      const key = keyOf(source.table, source.connection);
+      if (columns.has(key)) continue;
+      try {
+        const engine = await connections.engine(source.connection);
+        columns.set(key, await engine.columns(source.table));
+      } catch (error) {
+        const spec = connections.spec(source.connection)!;
+        const reason = ToolError.isInstance(error) ? error.message : (error as Error).message;
+        options.logger.warn({ connection: source.connection, target: describeConnection(spec), reason }, 'a data connection is unavailable; its sources answer source_unavailable until it is back');
+        columns.set(key, 'unavailable');
+      }
+    }
+    const catalog = loadCatalog(catalogPath, { environment: options.environment ?? process.env, columnsOf: (table, connection) => columns.get(keyOf(table, connection)) });
+    return { catalog, connections: specs, states: await connections.states() };
+  } finally {
+    await connections.close();
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * An engine: one open connection to one database, as the query runner (execute.ts) needs it.
+ * Statements come compiled for the engine's dialect; rows come back as arrays of plain values
+ * (numbers as numbers, whatever the driver's own types for decimals and big integers).
+ */
+import type { Dialect } from '../dialect.ts';
+import type { MergeQuery, Value } from '../query.ts';
+import type { Folding } from '../reducer.ts';
+
+export type EngineKind = 'sqlite' | 'duckdb' | 'postgres';
+
+/** Per-partition totals of a merge, before the reducer's result is added. */
+export interface MergeTotals {
+  sql: string;
+  partitions: { partition: string | null; keys: number; a: number; b: number }[];
+}
+
+export interface Engine {
+  readonly kind: EngineKind;
+  readonly dialect: Dialect;
+  /** Every row of a statement. */
+  all(sql: string, params: readonly Value[]): Promise<unknown[][]>;
+  /** The rows of a statement in chunks, for folds and merges that must not hold a whole result. */
+  chunks(sql: string, params: readonly Value[]): AsyncIterable<unknown[][]>;
+  /**
+   * A merge in the engine's own fastest SQL, feeding the differing keys to `folding`; engines
+   * without one run the portable statement (execute.ts).
+   */
+  merge?(query: MergeQuery, folding: Folding): Promise<MergeTotals>;
+  /** Column names of a table or view; undefined when there is none. */
+  columns(table: string): Promise<string[] | undefined>;
+  /** Stops the running statement, if any (best effort: the pool kills the worker when it must). */
+  interrupt(): void;
+  close(): Promise<void>;
+}
+
+/** A driver's value as a plain JSON value: bigints and decimal objects become numbers. */
+export function plainValue(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (value === undefined) return null;
+  return value;
+}

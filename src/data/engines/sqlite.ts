@@ -1,0 +1,104 @@
+/**
+ * The SQLite engine (better-sqlite3): the embedded default. Statements run synchronously, which
+ * is why the service runs them in worker processes it can kill (queryPool.ts). A merge's reducer
+ * runs inside the statement as an aggregate fed only the keys that differ, so a million matching
+ * keys cost one pass and no JavaScript call each.
+ */
+import { BoundParameters, compileMerge } from '../compile.ts';
+import type { DataDatabase } from '../database.ts';
+import { sqliteDialect } from '../dialect.ts';
+import type { MergeQuery, Value } from '../query.ts';
+import type { Folding } from '../reducer.ts';
+import type { Engine, MergeTotals } from './engine.ts';
+
+const FOLD_FUNCTION = '__fold_rows';
+const CHUNK_ROWS = 2_048;
+/** The fold a running merge feeds; statements run synchronously, so one slot per process is enough. */
+let active: { folding: Folding; constants: Map<number, string>; keyCount: number } | undefined;
+
+/** Registers the merge's reducer aggregate; call once per connection. */
+export function registerFoldFunction(database: DataDatabase): void {
+  // better-sqlite3's typings model two-argument steps only; this one takes a variable list.
+  database.aggregate(FOLD_FUNCTION, {
+    varargs: true,
+    start: null,
+    step: (_state: null, a: number | null, b: number | null, ...key: unknown[]) => {
+      active!.folding.step({ a, b, key: fullKey(key, active!.constants, active!.keyCount) });
+      return null;
+    },
+  } as unknown as Parameters<DataDatabase['aggregate']>[1]);
+}
+
+/**
+ * An engine over an open read-only connection (see database.ts).
+ * @example
+ * const engine = sqliteEngine(openDataDatabase('data/sample.db'));
+ * await engine.all('SELECT COUNT(*) FROM fi_reporting', []); // [[…]]
+ */
+export function sqliteEngine(database: DataDatabase): Engine {
+  return {
+    kind: 'sqlite',
+    dialect: sqliteDialect,
+    all: async (sql, params) => database.prepare(sql).raw(true).all(...params) as unknown[][],
+    chunks: (sql, params) => chunksOf(database.prepare(sql).raw(true).iterate(...params) as IterableIterator<unknown[]>),
+    merge: async (query, folding) => mergeInStatement(database, query, folding),
+    columns: async (table) => {
+      const rows = database.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[];
+      return rows.length > 0 ? rows.map((row) => row.name) : undefined;
+    },
+    // A synchronous statement cannot be interrupted from this thread; the pool kills the process.
+    interrupt: () => undefined,
+    close: async () => {
+      database.close();
+    },
+  };
+}
+
+async function* chunksOf(rows: IterableIterator<unknown[]>): AsyncIterable<unknown[][]> {
+  let chunk: unknown[][] = [];
+  for (const row of rows) {
+    chunk.push(row);
+    if (chunk.length >= CHUNK_ROWS) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length) yield chunk;
+}
+
+function mergeInStatement(database: DataDatabase, query: MergeQuery, folding: Folding): MergeTotals {
+  const parameters = new BoundParameters(sqliteDialect);
+  const merge = compileMerge(query, sqliteDialect, parameters);
+  const a = sqliteDialect.round('raw_a', query.decimals);
+  const b = sqliteDialect.round('raw_b', query.decimals);
+  const sql = [
+    `SELECT ${merge.partitionKey ?? 'NULL'} AS partition_value, COUNT(*) AS aligned_keys, SUM(raw_a) AS total_a, SUM(raw_b) AS total_b,`,
+    `${FOLD_FUNCTION}(${a}, ${b}${merge.groupedKeys.length ? `, ${merge.groupedKeys.join(', ')}` : ''})`,
+    // Keys equal at this precision are only counted.
+    `FILTER (WHERE ${sqliteDialect.distinct(a, b)}) AS folded`,
+    `FROM (${merge.aligned}) AS aligned${merge.partitionKey ? ` GROUP BY ${merge.partitionKey}` : ''}`,
+  ].join(' ');
+  active = { folding, constants: merge.constants, keyCount: query.keyNames.length };
+  let groups: unknown[][];
+  try {
+    groups = database.prepare(sql).raw(true).all(...(parameters.values as Value[])) as unknown[][];
+  } finally {
+    active = undefined;
+  }
+  const constantPartition = query.partitionKey === undefined ? undefined : merge.constants.get(query.partitionKey);
+  const partitions = groups
+    .filter((group) => Number(group[1]) > 0)
+    .map(([partition, keys, totalA, totalB]) => ({ partition: constantPartition ?? text(partition), keys: Number(keys), a: Number(totalA ?? 0), b: Number(totalB ?? 0) }));
+  return { sql, partitions };
+}
+
+/** The key values of a merged row in keyNames order: the grouped values with the constant keys put back. */
+export function fullKey(grouped: readonly unknown[], constants: Map<number, string>, count: number): (string | null)[] {
+  if (constants.size === 0) return grouped.map(text);
+  const key: (string | null)[] = [];
+  let next = 0;
+  for (let index = 0; index < count; index += 1) key.push(constants.has(index) ? constants.get(index)! : text(grouped[next++]));
+  return key;
+}
+
+const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));

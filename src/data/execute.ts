@@ -1,0 +1,190 @@
+/**
+ * Runs query descriptions on the connections they name: compiles them for the engine's
+ * dialect, reads rows back into plain values, and runs the skills' reducers next to the data.
+ * A merge whose sides share a connection runs in that engine's SQL; sides on different engines
+ * are each reduced to per-key totals by their own engine and merged here, streaming, in one pass.
+ */
+import { BoundParameters, compileMerge, compileSelect, compileSideTotals, mergeKeyOrder } from './compile.ts';
+import { DEFAULT_CONNECTION, type Connections } from './connections.ts';
+import type { Engine, MergeTotals } from './engines/engine.ts';
+import { fullKey } from './engines/sqlite.ts';
+import type { FoldQuery, FoldResult, MergeQuery, MergeResult, Query, ResultOf, Row, SelectQuery, SelectResult, Value } from './query.ts';
+import { Folding, loadReducer } from './reducer.ts';
+
+/**
+ * Runs a query description.
+ * @example
+ * const { rows } = await runQuery(connections, { kind: 'select', table: 'fi_reporting', aggregates: [{ name: 'n', function: 'count' }] });
+ */
+export async function runQuery<Q extends Query>(connections: Connections, query: Q): Promise<ResultOf<Q>> {
+  if (query.kind === 'merge') return (await runMerge(connections, query)) as ResultOf<Q>;
+  if (query.kind === 'fold') return (await runFold(connections, query)) as ResultOf<Q>;
+  return (await runSelect(connections, query)) as ResultOf<Q>;
+}
+
+async function runSelect(connections: Connections, query: SelectQuery): Promise<SelectResult> {
+  const engine = await connections.engine(query.connection ?? DEFAULT_CONNECTION);
+  const compiled = compileSelect(query, engine.dialect);
+  const raw = await engine.all(compiled.sql, compiled.params);
+  const result: SelectResult = { sql: compiled.sql, rows: raw.map((values) => rowOf(values, compiled.names, compiled.readers)) };
+  if (compiled.counted) result.total = raw.length ? Number(raw[0]![compiled.names.length]) : 0;
+  return result;
+}
+
+async function runFold(connections: Connections, query: FoldQuery): Promise<FoldResult> {
+  const folding = new Folding(await loadReducer(query.fold), query.fold.options);
+  const engine = await connections.engine(query.select.connection ?? DEFAULT_CONNECTION);
+  const compiled = compileSelect(query.select, engine.dialect);
+  let rows = 0;
+  for await (const chunk of engine.chunks(compiled.sql, compiled.params)) {
+    for (const values of chunk) folding.step(rowOf(values, compiled.names, compiled.readers));
+    rows += chunk.length;
+  }
+  return { sql: compiled.sql, rows, folded: folding.finish() };
+}
+
+async function runMerge(connections: Connections, query: MergeQuery): Promise<MergeResult> {
+  if (!Number.isInteger(query.decimals) || query.decimals < 0 || query.decimals > 10) throw new Error(`decimals must be an integer from 0 to 10 (got ${query.decimals})`);
+  const folding = new Folding(await loadReducer(query.fold), query.fold.options);
+  const connectionA = query.a.connection ?? DEFAULT_CONNECTION;
+  const connectionB = query.b.connection ?? DEFAULT_CONNECTION;
+  let totals: MergeTotals;
+  if (connectionA === connectionB) {
+    const engine = await connections.engine(connectionA);
+    totals = engine.merge ? await engine.merge(query, folding) : await portableMerge(engine, query, folding);
+  } else {
+    totals = await mergeAcrossEngines(await connections.engine(connectionA), await connections.engine(connectionB), query, folding);
+  }
+  const partitions = [...totals.partitions].sort((x, y) => String(x.partition).localeCompare(String(y.partition)));
+  return { sql: totals.sql, partitions, folded: folding.finish() };
+}
+
+/**
+ * The merge in one statement of portable SQL: the aligned per-key totals are computed once
+ * (a materialised CTE); the statement returns the per-partition totals and, in key order, the
+ * keys whose sides differ at `decimals`. Everything else stays in the engine.
+ */
+async function portableMerge(engine: Engine, query: MergeQuery, folding: Folding): Promise<MergeTotals> {
+  const dialect = engine.dialect;
+  const parameters = new BoundParameters(dialect);
+  const merge = compileMerge(query, dialect, parameters);
+  const a = dialect.round('raw_a', query.decimals);
+  const b = dialect.round('raw_b', query.decimals);
+  // Keys keep their own types (NULL takes the other branch's type), so they sort as in SQLite.
+  const keyColumns = merge.groupedKeys;
+  const nullKeys = merge.groupedKeys.map(() => 'NULL');
+  const partition = merge.partitionKey ?? 'NULL';
+  const sql = [
+    `WITH aligned AS ${dialect.materialized}(${merge.aligned})`,
+    `SELECT 0 AS part, ${partition} AS partition_value, ${[...nullKeys, 'COUNT(*)', 'SUM(raw_a)', 'SUM(raw_b)'].join(', ')} FROM aligned${merge.partitionKey ? ` GROUP BY ${merge.partitionKey}` : ''}`,
+    `UNION ALL SELECT 1, NULL, ${[...keyColumns, 'NULL', a, b].join(', ')} FROM aligned WHERE ${dialect.distinct(a, b)}`,
+    // Differing keys in merge order (partition key first), as the SQLite engine feeds them.
+    `ORDER BY 1${merge.orderedKeys.map((key) => `, ${dialect.ascending(String(3 + merge.groupedKeys.indexOf(key)))}`).join('')}`,
+  ].join(' ');
+  const partitions: MergeTotals['partitions'] = [];
+  const count = merge.groupedKeys.length;
+  for await (const chunk of engine.chunks(sql, parameters.values)) {
+    for (const row of chunk) {
+      if (Number(row[0]) === 0) {
+        if (Number(row[2 + count]) === 0) continue;
+        const constant = query.partitionKey === undefined ? undefined : merge.constants.get(query.partitionKey);
+        partitions.push({ partition: constant ?? text(row[1]), keys: Number(row[2 + count]), a: Number(row[3 + count] ?? 0), b: Number(row[4 + count] ?? 0) });
+      } else {
+        folding.step({ a: numberOrNull(row[3 + count]), b: numberOrNull(row[4 + count]), key: fullKey(row.slice(2, 2 + count), merge.constants, query.keyNames.length) });
+      }
+    }
+  }
+  return { sql, partitions };
+}
+
+/**
+ * Sides on different engines: each engine streams its per-key totals in byte order of the text
+ * keys; the two streams are merged here like sorted files, holding one chunk of each at a time.
+ */
+async function mergeAcrossEngines(engineA: Engine, engineB: Engine, query: MergeQuery, folding: Folding): Promise<MergeTotals> {
+  const side = (engine: Engine, which: 'a' | 'b') => {
+    const parameters = new BoundParameters(engine.dialect);
+    const sql = compileSideTotals(query, which, engine.dialect, parameters);
+    return { sql, rows: rowsOf(engine.chunks(sql, parameters.values)) };
+  };
+  const a = side(engineA, 'a');
+  const b = side(engineB, 'b');
+  const { ordered, constants } = mergeKeyOrder(query);
+  const partitionAt = query.partitionKey === undefined || constants.has(query.partitionKey) ? undefined : 0;
+  const constantPartition = query.partitionKey === undefined ? undefined : constants.get(query.partitionKey);
+  const partitions = new Map<string | null, { partition: string | null; keys: number; a: number; b: number }>();
+  const scale = 10 ** query.decimals;
+  const round = (value: number) => Math.round((value + Math.sign(value) * Number.EPSILON) * scale) / scale;
+  // Keys come in `ordered` order; the reducer gets them in keyNames order, constants put back.
+  const keyNamesOrder = (values: readonly unknown[]) => {
+    const key: (string | null)[] = [];
+    for (let index = 0; index < query.keyNames.length; index += 1) key.push(constants.has(index) ? constants.get(index)! : text(values[ordered.indexOf(index)]));
+    return key;
+  };
+  const count = ordered.length;
+  let nextA = await a.rows.next();
+  let nextB = await b.rows.next();
+  while (!nextA.done || !nextB.done) {
+    const order = nextA.done ? 1 : nextB.done ? -1 : compareKeys(nextA.value, nextB.value, count);
+    const rowA = order <= 0 ? (nextA.value as unknown[]) : undefined;
+    const rowB = order >= 0 ? (nextB.value as unknown[]) : undefined;
+    const keyRow = (rowA ?? rowB)!;
+    const valueA = rowA ? Number(rowA[count] ?? 0) : null;
+    const valueB = rowB ? Number(rowB[count] ?? 0) : null;
+    const partitionValue = constantPartition ?? (partitionAt === undefined ? null : text(keyRow[partitionAt]));
+    const totals = partitions.get(partitionValue) ?? { partition: partitionValue, keys: 0, a: 0, b: 0 };
+    totals.keys += 1;
+    totals.a += valueA ?? 0;
+    totals.b += valueB ?? 0;
+    partitions.set(partitionValue, totals);
+    const roundedA = valueA === null ? null : round(valueA);
+    const roundedB = valueB === null ? null : round(valueB);
+    if (roundedA !== roundedB) folding.step({ a: roundedA, b: roundedB, key: keyNamesOrder(keyRow.slice(0, count)) });
+    if (rowA) nextA = await a.rows.next();
+    if (rowB) nextB = await b.rows.next();
+  }
+  return { sql: `${a.sql}; ${b.sql}`, partitions: [...partitions.values()] };
+}
+
+/** Rows one by one out of an engine's chunks. */
+async function* rowsOf(chunks: AsyncIterable<unknown[][]>): AsyncGenerator<unknown[]> {
+  for await (const chunk of chunks) yield* chunk;
+}
+
+/**
+ * Orders two text keys as the engines sorted them: NULL first, then by code point (byte order
+ * of UTF-8; JavaScript's comparison agrees except between astral characters and U+E000–U+FFFF).
+ */
+function compareKeys(x: readonly unknown[], y: readonly unknown[], count: number): number {
+  for (let index = 0; index < count; index += 1) {
+    const left = x[index] === null || x[index] === undefined ? null : String(x[index]);
+    const right = y[index] === null || y[index] === undefined ? null : String(y[index]);
+    if (left === right) continue;
+    if (left === null) return -1;
+    if (right === null) return 1;
+    return left < right ? -1 : 1;
+  }
+  return 0;
+}
+
+function rowOf(values: unknown[], names: string[], readers: Map<string, 'values' | 'boolean'>): Row {
+  const row: Row = {};
+  names.forEach((name, index) => {
+    const value = values[index];
+    const reader = readers.get(name);
+    if (reader === 'values') row[name] = textList(value);
+    else if (reader === 'boolean') row[name] = Number(value) === 1;
+    else row[name] = value === undefined ? null : (value as Value);
+  });
+  return row;
+}
+
+const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/** Sorted distinct values of a JSON array (text, or already parsed by the driver), as text, NULL last. */
+function textList(json: unknown): (string | null)[] {
+  const parsed = typeof json === 'string' ? (JSON.parse(json) as unknown[]) : Array.isArray(json) ? json : [];
+  const values = parsed.map(text);
+  return [...new Set(values)].sort((x, y) => (x === null ? 1 : y === null ? -1 : x < y ? -1 : x > y ? 1 : 0));
+}
