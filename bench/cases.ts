@@ -19,6 +19,13 @@ export const MEASURE = { name: 'amount', column: 'cs_trn_lc', currencyColumn: 'c
 
 const sizes: Record<string, number> = { '100k': 100_000, '1m': 1_000_000, '2m': 2_000_000, '10m': 10_000_000 };
 
+/** "1m" → 1,000,000. */
+export function parseSize(size: string): number {
+  const rows = sizes[size.trim().toLowerCase()];
+  if (!rows) throw new Error(`unknown size '${size}': use ${Object.keys(sizes).join(', ')}`);
+  return rows;
+}
+
 /** "100k,1m" → cases for each size, low and high cardinality. */
 export function parseCases(list: string): BenchCase[] {
   return list.split(',').flatMap((size) => {

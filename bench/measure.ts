@@ -3,35 +3,44 @@
  * reconciliation, the floor (the cheapest plain SQL computing both sides' per-key totals),
  * or the naive approach (two GROUP BY queries aligned in JavaScript). Prints one JSON line.
  *
- *   tsx bench/measure.ts <ours|floor|naive> <database> <low|high> <runs>
+ *   BENCH_SETUP='{"connections": […], "a": "default", "b": "default"}' tsx bench/measure.ts <ours|floor|naive> <low|high> <runs>
  */
 import path from 'node:path';
 import { loadCatalog } from '../src/catalog/loadCatalog.ts';
 import { projectRoot } from '../src/config/config.ts';
+import { Connections } from '../src/data/connections.ts';
 import { createDataAccess } from '../src/data/dataAccess.ts';
-import { openDataDatabase, tableColumns, type DataDatabase } from '../src/data/database.ts';
-import { classify } from '../skills/data_analyst/classification.ts';
+import { openDataDatabase, type DataDatabase } from '../src/data/database.ts';
 import { silentLogger } from '../src/logging/logger.ts';
+import { classify } from '../skills/data_analyst/classification.ts';
 import { compare } from '../skills/data_analyst/compareSources.ts';
 import { ALIGNMENTS, MEASURE, SOURCE_A, SOURCE_B } from './cases.ts';
+import type { EngineSetup } from './engines.ts';
 
-const [approach, databasePath, cardinality, runsText] = process.argv.slice(2) as [string, string, 'low' | 'high', string];
+const [approach, cardinality, runsText] = process.argv.slice(2) as [string, 'low' | 'high', string];
 const runs = Number(runsText ?? 1);
 const alignment = ALIGNMENTS[cardinality];
-const database = openDataDatabase(databasePath);
+// The connections come in the environment: a PostgreSQL URL must not show in a process list.
+const setup = JSON.parse(process.env.BENCH_SETUP ?? '{}') as EngineSetup;
+const connections = new Connections(setup.connections, { statementTimeoutMs: 0 });
 const thresholds = { match: { absolute: 1000, percent: 1 }, minor: { absolute: 5000, percent: 5 } };
 
-const catalog = loadCatalog(path.join(projectRoot, 'data/sources.yaml'), { columnsOf: (t) => tableColumns(database, t) });
+const catalog = loadCatalog(path.join(projectRoot, 'data/sources.yaml'));
+catalog.sources.get(SOURCE_A.name)!.connection = setup.a;
+catalog.sources.get(SOURCE_B.name)!.connection = setup.b;
 
 const approaches: Record<string, () => Promise<number>> = {
   ours: async () => {
     const result = await compare(
       { source_a: SOURCE_A.name, source_b: SOURCE_B.name, measure: MEASURE.name, align_on: [...alignment.alignOn] },
-      { catalog, data: createDataAccess(database), logger: silentLogger() },
+      { catalog, data: createDataAccess(connections), logger: silentLogger() },
     );
     return result.summary.aligned_rows;
   },
-  naive: async () => naive(database),
+  naive: async () => {
+    const file = setup.connections.find((c) => c.name === 'default')!.url.replace(/^sqlite:/, '');
+    return naive(openDataDatabase(file));
+  },
 };
 
 function keys(): string {
@@ -47,12 +56,12 @@ function floorStatements(): string[] {
   const m = `"${MEASURE.column}"`;
   const currencyFirst = [MEASURE.currencyColumn, ...alignment.columns].map((c) => `"${c}"`).join(', ');
   const merged = (order: string) =>
-    `SELECT COUNT(*), SUM(a), SUM(b) FROM (SELECT ${order}, SUM(a) AS a, SUM(b) AS b FROM (SELECT ${order}, ${m} AS a, NULL AS b FROM ${SOURCE_A.table} UNION ALL SELECT ${order}, NULL, ${m} FROM ${SOURCE_B.table} ORDER BY ${order}) GROUP BY ${order})`;
+    `SELECT COUNT(*), SUM(a), SUM(b) FROM (SELECT ${order}, SUM(a) AS a, SUM(b) AS b FROM (SELECT ${order}, ${m} AS a, NULL AS b FROM ${SOURCE_A.table} UNION ALL SELECT ${order}, NULL, ${m} FROM ${SOURCE_B.table} ORDER BY ${order}) AS stacked GROUP BY ${order}) AS aligned`;
   return [
     merged(k),
     merged(currencyFirst),
-    `SELECT COUNT(*), SUM(a), SUM(b) FROM (SELECT ${k}, SUM(a) AS a, SUM(b) AS b FROM (SELECT ${k}, ${m} AS a, NULL AS b FROM ${SOURCE_A.table} UNION ALL SELECT ${k}, NULL, ${m} FROM ${SOURCE_B.table}) GROUP BY ${k})`,
-    `WITH a AS (SELECT ${k}, SUM(${m}) AS v FROM ${SOURCE_A.table} GROUP BY ${k}), b AS (SELECT ${k}, SUM(${m}) AS v FROM ${SOURCE_B.table} GROUP BY ${k}) SELECT COUNT(*), SUM(va), SUM(vb) FROM (SELECT ${k}, MAX(va) AS va, MAX(vb) AS vb FROM (SELECT ${k}, v AS va, NULL AS vb FROM a UNION ALL SELECT ${k}, NULL, v FROM b) GROUP BY ${k})`,
+    `SELECT COUNT(*), SUM(a), SUM(b) FROM (SELECT ${k}, SUM(a) AS a, SUM(b) AS b FROM (SELECT ${k}, ${m} AS a, NULL AS b FROM ${SOURCE_A.table} UNION ALL SELECT ${k}, NULL, ${m} FROM ${SOURCE_B.table}) AS stacked GROUP BY ${k}) AS aligned`,
+    `WITH a AS (SELECT ${k}, SUM(${m}) AS v FROM ${SOURCE_A.table} GROUP BY ${k}), b AS (SELECT ${k}, SUM(${m}) AS v FROM ${SOURCE_B.table} GROUP BY ${k}) SELECT COUNT(*), SUM(va), SUM(vb) FROM (SELECT ${k}, MAX(va) AS va, MAX(vb) AS vb FROM (SELECT ${k}, v AS va, NULL AS vb FROM a UNION ALL SELECT ${k}, NULL, v FROM b) AS stacked GROUP BY ${k}) AS aligned`,
   ];
 }
 
@@ -79,26 +88,24 @@ function naive(db: DataDatabase): number {
   return aligned.size;
 }
 
-function timed<T>(work: () => T): { ms: number; value: T } {
-  const started = performance.now();
-  const value = work();
-  return { ms: performance.now() - started, value };
-}
-
 async function main() {
   if (approach === 'floor') {
-    // Each run times every candidate statement and keeps the cheapest.
+    // Each run times every candidate and keeps the cheapest: on one engine the plain SQL for both
+    // sides' per-key totals; across engines the slower side's own sorted per-key aggregation.
     const times: number[] = [];
     let distinctKeys = 0;
     for (let i = 0; i < runs; i += 1) {
-      const each = floorStatements().map((sql) => timed(() => database.prepare(sql).raw().get() as unknown[]));
-      distinctKeys = Number(each[0]!.value[0]);
-      times.push(Math.min(...each.map((t) => t.ms)));
+      const floor = setup.a === setup.b ? await floorOnOneEngine() : await floorAcrossEngines();
+      distinctKeys = floor.keys;
+      times.push(floor.ms);
     }
+    await connections.close();
     return report(times, distinctKeys);
   }
   const run = approaches[approach];
   if (!run) throw new Error(`unknown approach ${approach}`);
+  // One untimed run first: connections open and the reducer module loads once per process.
+  await run();
   const times: number[] = [];
   let keysSeen = 0;
   for (let i = 0; i < runs; i += 1) {
@@ -106,7 +113,36 @@ async function main() {
     keysSeen = await run();
     times.push(performance.now() - started);
   }
+  await connections.close();
   report(times, keysSeen);
+}
+
+async function floorOnOneEngine(): Promise<{ ms: number; keys: number }> {
+  const engine = await connections.engine(setup.a);
+  let best = Infinity;
+  let keys = 0;
+  for (const sql of floorStatements()) {
+    const started = performance.now();
+    const [row] = await engine.all(sql, []);
+    best = Math.min(best, performance.now() - started);
+    keys = Number(row![0]);
+  }
+  return { ms: best, keys };
+}
+
+async function floorAcrossEngines(): Promise<{ ms: number; keys: number }> {
+  const side = async (connection: string, table: string) => {
+    const engine = await connections.engine(connection);
+    const columns = [MEASURE.currencyColumn, ...alignment.columns].map((c) => engine.dialect.text(`"${c}"`));
+    const sql = `SELECT ${columns.join(', ')}, SUM("${MEASURE.column}") FROM ${table} GROUP BY ${columns.map((_, i) => i + 1).join(', ')} ORDER BY ${columns.map((c) => engine.dialect.binaryAscending(c)).join(', ')}`;
+    const started = performance.now();
+    let rows = 0;
+    for await (const chunk of engine.chunks(sql, [])) rows += chunk.length;
+    return { ms: performance.now() - started, rows };
+  };
+  const a = await side(setup.a, SOURCE_A.table);
+  const b = await side(setup.b, SOURCE_B.table);
+  return { ms: Math.max(a.ms, b.ms), keys: Math.max(a.rows, b.rows) };
 }
 
 function report(times: number[], distinctKeys: number) {

@@ -1,9 +1,12 @@
 /**
- * `npm run bench`: reconciliation speed and memory against the floor and the naive approach,
- * at 100 k, 1 M and 10 M rows per source, low and high cardinality; then /health latency while
- * a 2 M-row comparison runs. Prints a table; `--out FILE` also writes the figures as JSON.
+ * `npm run bench`: reconciliation speed and memory against each engine's floor (and, on SQLite,
+ * the naive approach), at 100 k, 1 M and 10 M rows per source, low and high cardinality, on
+ * SQLite, DuckDB, PostgreSQL (a throwaway server) and across engines (PostgreSQL + Parquet);
+ * then /health latency while a 2 M-row comparison runs. Prints a table; `--out FILE` also
+ * writes the figures as JSON.
  *
- *   npm run bench -- [--sizes 100k,1m,10m] [--out bench.json] [--runs 3] [--skip-health]
+ *   npm run bench -- [--sizes 100k,1m,10m] [--engines sqlite,duckdb,postgres,postgres+duckdb]
+ *                    [--postgres-max 10m] [--out bench.json] [--runs 3] [--skip-health]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -11,11 +14,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../src/config/config.ts';
 import { generateDatabase } from '../data/scale/generateDatabase.ts';
-import { parseCases, type BenchCase } from './cases.ts';
+import { parseCases, parseSize, type BenchCase } from './cases.ts';
+import { ENGINES, EnginePreparer, type BenchEngine, type EngineSetup } from './engines.ts';
 import { probeHealth } from './healthProbe.ts';
 
 interface Figure {
   case: string;
+  engine: BenchEngine;
   rows: number;
   distinct_keys: number;
   ms: number;
@@ -31,6 +36,9 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     'skip-health': { type: 'boolean', default: false },
     'naive-limit': { type: 'string', default: '10000000' },
+    engines: { type: 'string', default: ENGINES.join(',') },
+    // Loading 10 M rows per source into PostgreSQL takes minutes: lower this to skip its largest cases.
+    'postgres-max': { type: 'string', default: '10m' },
   },
 });
 const dataDirectory = path.join(projectRoot, 'bench/.data');
@@ -47,9 +55,10 @@ function databaseFor(rows: number): string {
 }
 
 /** Runs one approach in its own process; naive gets a large heap since it holds every key. */
-function measure(approach: 'ours' | 'floor' | 'naive', database: string, benchCase: BenchCase, runs: number) {
+function measure(approach: 'ours' | 'floor' | 'naive', setup: EngineSetup, benchCase: BenchCase, runs: number) {
   const heap = approach === 'naive' ? ['--max-old-space-size=16384'] : [];
-  const result = spawnSync(process.execPath, [...heap, '--import', 'tsx', path.join(projectRoot, 'bench/measure.ts'), approach, database, benchCase.cardinality, String(runs)], {
+  const result = spawnSync(process.execPath, [...heap, '--import', 'tsx', path.join(projectRoot, 'bench/measure.ts'), approach, benchCase.cardinality, String(runs)], {
+    env: { ...process.env, BENCH_SETUP: JSON.stringify(setup) },
     encoding: 'utf8',
     timeout: 30 * 60 * 1000,
     maxBuffer: 1 << 20,
@@ -63,17 +72,29 @@ function measure(approach: 'ours' | 'floor' | 'naive', database: string, benchCa
 
 async function main() {
   const cases = parseCases(values.sizes!);
+  const engines = values.engines!.split(',').map((name) => name.trim()) as BenchEngine[];
+  for (const engine of engines) if (!ENGINES.includes(engine)) throw new Error(`unknown engine '${engine}': use ${ENGINES.join(', ')}`);
+  const postgresMax = parseSize(values['postgres-max']!);
+  const preparer = new EnginePreparer(dataDirectory, (line) => process.stderr.write(`  ${line}\n`));
   const figures: Figure[] = [];
-  for (const benchCase of cases) {
-    const database = databaseFor(benchCase.rows);
-    const runs = benchCase.rows >= 10_000_000 ? 1 : Number(values.runs);
-    process.stderr.write(`${benchCase.name}: measuring…\n`);
-    measure('floor', database, benchCase, 1); // warm the file cache
-    const floor = measure('floor', database, benchCase, runs);
-    const ours = measure('ours', database, benchCase, runs);
-    const naive = benchCase.rows <= Number(values['naive-limit']) ? measure('naive', database, benchCase, runs) : undefined;
-    if (!floor || !ours) throw new Error(`${benchCase.name}: a measurement failed`);
-    figures.push({ case: benchCase.name, rows: benchCase.rows, distinct_keys: ours.distinct_keys, ms: ours.ms, floor_ms: floor.ms, naive_ms: naive?.ms ?? null, rss_mb: ours.rss_mb });
+  try {
+    for (const benchCase of cases) {
+      const database = databaseFor(benchCase.rows);
+      const runs = benchCase.rows >= 10_000_000 ? 1 : Number(values.runs);
+      for (const engine of engines) {
+        if (engine.startsWith('postgres') && benchCase.rows > postgresMax) continue;
+        const setup = await preparer.prepare(engine, database, benchCase.rows);
+        process.stderr.write(`${benchCase.name} on ${engine}: measuring…\n`);
+        measure('floor', setup, benchCase, 1); // warm the caches
+        const floor = measure('floor', setup, benchCase, runs);
+        const ours = measure('ours', setup, benchCase, runs);
+        const naive = engine === 'sqlite' && benchCase.rows <= Number(values['naive-limit']) ? measure('naive', setup, benchCase, runs) : undefined;
+        if (!floor || !ours) throw new Error(`${benchCase.name} on ${engine}: a measurement failed`);
+        figures.push({ case: benchCase.name, engine, rows: benchCase.rows, distinct_keys: ours.distinct_keys, ms: ours.ms, floor_ms: floor.ms, naive_ms: naive?.ms ?? null, rss_mb: ours.rss_mb });
+      }
+    }
+  } finally {
+    await preparer.close();
   }
   printTable(figures);
   const health = values['skip-health'] ? undefined : await runHealth();
@@ -93,9 +114,10 @@ async function runHealth() {
 }
 
 function printTable(figures: Figure[]) {
-  const header = ['case', 'rows/source', 'distinct keys', 'ours ms', 'floor ms', 'naive ms', 'ours/floor', 'naive/ours', 'rss MB'];
+  const header = ['case', 'engine', 'rows/source', 'distinct keys', 'ours ms', 'floor ms', 'naive ms', 'ours/floor', 'naive/ours', 'rss MB'];
   const rows = figures.map((f) => [
     f.case,
+    f.engine,
     f.rows.toLocaleString('en-US'),
     f.distinct_keys.toLocaleString('en-US'),
     String(f.ms),

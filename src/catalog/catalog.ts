@@ -4,8 +4,8 @@
  */
 import { ToolError } from '../errors/index.ts';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
-import type { CatalogDocument, Thresholds } from './schema.ts';import type { ConnectionSpec } from '../data/connections.ts';
-
+import type { ConnectionSpec } from '../data/connections.ts';
+import type { CatalogDocument, Thresholds } from './schema.ts';
 
 export interface Dimension {
   name: string;

@@ -126,20 +126,23 @@ function condition(filter: Filter, dialect: Dialect, parameters: BoundParameters
     case 'empty':
       return `TRIM(${dialect.text(column)}) = ''`;
     case 'range': {
+      // Text that cannot hold U+0000 compares as if the value ended there.
+      const bound = (value: string) => (dialect.nulInText ? value : value.split('\u0000')[0]!);
       const parts: string[] = [];
-      if (filter.from !== undefined) parts.push(`${column} >= ${parameters.bind(filter.from)}`);
-      if (filter.to !== undefined) parts.push(`${column} <= ${parameters.bind(filter.to)}`);
+      if (filter.from !== undefined) parts.push(`${column} >= ${parameters.bind(bound(filter.from))}`);
+      if (filter.to !== undefined) parts.push(`${column} <= ${parameters.bind(bound(filter.to))}`);
       return parts.join(' AND ');
     }
     case 'in': {
-      const present = filter.values.filter((v): v is string => v !== null);
+      // A value with U+0000 is no value such an engine can hold: it matches nothing (and is not sent).
+      const present = filter.values.filter((v): v is string => v !== null && (dialect.nulInText || !v.includes('\u0000')));
       const options: string[] = [];
       // Values are text: compared with the column as text, so '#' against a number column is simply no match.
       const compared = dialect.text(column);
       if (present.length === 1) options.push(`${compared} = ${parameters.bind(present[0]!)}`);
       if (present.length > 1) options.push(`${compared} IN (${present.map((v) => parameters.bind(v)).join(', ')})`);
       // Blank values in SAP extracts arrive as NULL or as '': a "blank" filter matches both.
-      if (present.length < filter.values.length) options.push(`${column} IS NULL OR ${dialect.text(column)} = ''`);
+      if (filter.values.includes(null)) options.push(`${column} IS NULL OR ${dialect.text(column)} = ''`);
       if (options.length === 0) return '1 = 0';
       return options.length === 1 ? options[0]! : `(${options.join(' OR ')})`;
     }
@@ -203,9 +206,10 @@ export function compileMerge(query: MergeQuery, dialect: Dialect, parameters: Bo
     const positions = orderedKeys.map((key) => grouped.indexOf(key) + 1).join(', ');
     return order ? `${sql} GROUP BY ${positions}` : `${sql} HAVING COUNT(*) > 0`;
   };
-  const stacked = `${sideRows(query.a, 'a')} UNION ALL ${sideRows(query.b, 'b')}${order ? ` ORDER BY ${sorted}` : ''}`;
+  const ordered = order !== '' && dialect.orderedMerge;
+  const stacked = `${sideRows(query.a, 'a')} UNION ALL ${sideRows(query.b, 'b')}${ordered ? ` ORDER BY ${sorted}` : ''}`;
   // Without keys, an aggregate over no rows still yields one row: HAVING drops it.
-  const aligned = `SELECT ${order ? `${order}, ` : ''}SUM(va) AS raw_a, SUM(vb) AS raw_b FROM (${stacked}) AS stacked${order ? ` GROUP BY ${order} ORDER BY ${sorted}` : ' HAVING COUNT(*) > 0'}`;
+  const aligned = `SELECT ${order ? `${order}, ` : ''}SUM(va) AS raw_a, SUM(vb) AS raw_b FROM (${stacked}) AS stacked${order ? ` GROUP BY ${order}${ordered ? ` ORDER BY ${sorted}` : ''}` : ' HAVING COUNT(*) > 0'}`;
   return { aligned, orderedKeys, groupedKeys: grouped, partitionKey, constants };
 }
 

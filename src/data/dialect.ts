@@ -28,6 +28,13 @@ export interface Dialect {
   distinctValuesJson(expression: string): string;
   /** Keyword that makes a CTE be computed once ('MATERIALIZED ' or ''). */
   materialized: string;
+  /**
+   * Whether a merge should stack and group its sides in key order. SQLite then merges two index
+   * scans without sorting; hash-aggregating engines (DuckDB, PostgreSQL) are faster unordered.
+   */
+  orderedMerge: boolean;
+  /** Whether text can hold U+0000 (PostgreSQL's cannot: such a value matches no row and is never sent). */
+  nulInText: boolean;
 }
 
 /** Quotes a catalog identifier. The catalog only admits [A-Za-z_][A-Za-z0-9_]*, so this cannot be escaped out of. */
@@ -50,6 +57,8 @@ export const sqliteDialect: Dialect = {
   binaryAscending: (expression) => `${expression} ASC`,
   distinctValuesJson: (expression) => `json_group_array(DISTINCT ${expression})`,
   materialized: 'MATERIALIZED ',
+  orderedMerge: true,
+  nulInText: true,
 };
 
 export const duckdbDialect: Dialect = {
@@ -65,6 +74,8 @@ export const duckdbDialect: Dialect = {
   binaryAscending: (expression) => `${expression} ASC NULLS FIRST`,
   distinctValuesJson: (expression) => `to_json(list(DISTINCT ${expression}))`,
   materialized: 'MATERIALIZED ',
+  orderedMerge: false,
+  nulInText: true,
 };
 
 export const postgresDialect: Dialect = {
@@ -80,4 +91,6 @@ export const postgresDialect: Dialect = {
   binaryAscending: (expression) => `${expression} COLLATE "C" ASC NULLS FIRST`,
   distinctValuesJson: (expression) => `json_agg(DISTINCT ${expression})`,
   materialized: 'MATERIALIZED ',
+  orderedMerge: false,
+  nulInText: false,
 };

@@ -77,7 +77,8 @@ async function portableMerge(engine: Engine, query: MergeQuery, folding: Folding
   const sql = [
     `WITH aligned AS ${dialect.materialized}(${merge.aligned})`,
     `SELECT 0 AS part, ${partition} AS partition_value, ${[...nullKeys, 'COUNT(*)', 'SUM(raw_a)', 'SUM(raw_b)'].join(', ')} FROM aligned${merge.partitionKey ? ` GROUP BY ${merge.partitionKey}` : ''}`,
-    `UNION ALL SELECT 1, NULL, ${[...keyColumns, 'NULL', a, b].join(', ')} FROM aligned WHERE ${dialect.distinct(a, b)}`,
+    // Exactly equal sums (most keys) skip the rounding, which is costly on numerics.
+    `UNION ALL SELECT 1, NULL, ${[...keyColumns, 'NULL', a, b].join(', ')} FROM aligned WHERE ${dialect.distinct('raw_a', 'raw_b')} AND ${dialect.distinct(a, b)}`,
     // Differing keys in merge order (partition key first), as the SQLite engine feeds them.
     `ORDER BY 1${merge.orderedKeys.map((key) => `, ${dialect.ascending(String(3 + merge.groupedKeys.indexOf(key)))}`).join('')}`,
   ].join(' ');
@@ -105,7 +106,7 @@ async function mergeAcrossEngines(engineA: Engine, engineB: Engine, query: Merge
   const side = (engine: Engine, which: 'a' | 'b') => {
     const parameters = new BoundParameters(engine.dialect);
     const sql = compileSideTotals(query, which, engine.dialect, parameters);
-    return { sql, rows: rowsOf(engine.chunks(sql, parameters.values)) };
+    return { sql, rows: new ChunkCursor(engine.chunks(sql, parameters.values)) };
   };
   const a = side(engineA, 'a');
   const b = side(engineB, 'b');
@@ -122,33 +123,65 @@ async function mergeAcrossEngines(engineA: Engine, engineB: Engine, query: Merge
     return key;
   };
   const count = ordered.length;
-  let nextA = await a.rows.next();
-  let nextB = await b.rows.next();
-  while (!nextA.done || !nextB.done) {
-    const order = nextA.done ? 1 : nextB.done ? -1 : compareKeys(nextA.value, nextB.value, count);
-    const rowA = order <= 0 ? (nextA.value as unknown[]) : undefined;
-    const rowB = order >= 0 ? (nextB.value as unknown[]) : undefined;
-    const keyRow = (rowA ?? rowB)!;
-    const valueA = rowA ? Number(rowA[count] ?? 0) : null;
-    const valueB = rowB ? Number(rowB[count] ?? 0) : null;
+  await Promise.all([a.rows.fill(), b.rows.fill()]);
+  for (;;) {
+    const rowA = a.rows.row;
+    const rowB = b.rows.row;
+    if (!rowA && !rowB) break;
+    const order = !rowA ? 1 : !rowB ? -1 : compareKeys(rowA, rowB, count);
+    const inA = order <= 0 ? rowA : undefined;
+    const inB = order >= 0 ? rowB : undefined;
+    const keyRow = (inA ?? inB)!;
+    const valueA = inA ? Number(inA[count] ?? 0) : null;
+    const valueB = inB ? Number(inB[count] ?? 0) : null;
     const partitionValue = constantPartition ?? (partitionAt === undefined ? null : text(keyRow[partitionAt]));
-    const totals = partitions.get(partitionValue) ?? { partition: partitionValue, keys: 0, a: 0, b: 0 };
+    let totals = partitions.get(partitionValue);
+    if (!totals) partitions.set(partitionValue, (totals = { partition: partitionValue, keys: 0, a: 0, b: 0 }));
     totals.keys += 1;
     totals.a += valueA ?? 0;
     totals.b += valueB ?? 0;
-    partitions.set(partitionValue, totals);
     const roundedA = valueA === null ? null : round(valueA);
     const roundedB = valueB === null ? null : round(valueB);
     if (roundedA !== roundedB) folding.step({ a: roundedA, b: roundedB, key: keyNamesOrder(keyRow.slice(0, count)) });
-    if (rowA) nextA = await a.rows.next();
-    if (rowB) nextB = await b.rows.next();
+    // Awaits only when a chunk is used up: the merge itself runs without a promise per row.
+    if (inA && !a.rows.next()) await a.rows.fill();
+    if (inB && !b.rows.next()) await b.rows.fill();
   }
   return { sql: `${a.sql}; ${b.sql}`, partitions: [...partitions.values()] };
 }
 
-/** Rows one by one out of an engine's chunks. */
-async function* rowsOf(chunks: AsyncIterable<unknown[][]>): AsyncGenerator<unknown[]> {
-  for await (const chunk of chunks) yield* chunk;
+/** The current row of a stream of chunks; moving within a chunk needs no promise. */
+class ChunkCursor {
+  private readonly chunks: AsyncIterator<unknown[][]>;
+  private chunk: unknown[][] = [];
+  private index = 0;
+  private done = false;
+
+  constructor(chunks: AsyncIterable<unknown[][]>) {
+    this.chunks = chunks[Symbol.asyncIterator]();
+  }
+
+  get row(): unknown[] | undefined {
+    return this.index < this.chunk.length ? this.chunk[this.index] : undefined;
+  }
+
+  /** Moves to the next row of the chunk; false when the chunk is used up (then call fill). */
+  next(): boolean {
+    this.index += 1;
+    return this.index < this.chunk.length;
+  }
+
+  /** Reads chunks until there is a row or the stream ended. */
+  async fill(): Promise<void> {
+    while (!this.done && this.index >= this.chunk.length) {
+      const next = await this.chunks.next();
+      if (next.done) this.done = true;
+      else {
+        this.chunk = next.value;
+        this.index = 0;
+      }
+    }
+  }
 }
 
 /**
@@ -157,12 +190,15 @@ async function* rowsOf(chunks: AsyncIterable<unknown[][]>): AsyncGenerator<unkno
  */
 function compareKeys(x: readonly unknown[], y: readonly unknown[], count: number): number {
   for (let index = 0; index < count; index += 1) {
-    const left = x[index] === null || x[index] === undefined ? null : String(x[index]);
-    const right = y[index] === null || y[index] === undefined ? null : String(y[index]);
+    const left = x[index] ?? null;
+    const right = y[index] ?? null;
     if (left === right) continue;
     if (left === null) return -1;
     if (right === null) return 1;
-    return left < right ? -1 : 1;
+    const l = typeof left === 'string' ? left : String(left);
+    const r = typeof right === 'string' ? right : String(right);
+    if (l === r) continue;
+    return l < r ? -1 : 1;
   }
   return 0;
 }

@@ -31,6 +31,16 @@ export async function openDuckdb(options: DuckdbOptions): Promise<Engine> {
       const reader = /\.csv(\.gz)?$/i.test(path) ? 'read_csv_auto' : 'read_parquet';
       await connection.run(`CREATE VIEW "${table.replaceAll('"', '')}" AS SELECT * FROM ${reader}('${path.replaceAll("'", "''")}')`);
     }
+    // Only the declared files may be read and nothing written, whatever a statement says: the
+    // files are allowed by name (a glob by its folder), then file access is switched off for good.
+    const paths = Object.values(options.files);
+    const exact = paths.filter((file) => !/[*?[]/.test(file));
+    const folders = paths.filter((file) => /[*?[]/.test(file)).map((glob) => `${glob.slice(0, glob.search(/[*?[]/)).replace(/[^/]*$/, '')}`);
+    const list = (values: string[]) => `[${values.map((value) => `'${value.replaceAll("'", "''")}'`).join(', ')}]`;
+    if (exact.length) await connection.run(`SET allowed_paths = ${list(exact)}`);
+    if (folders.length) await connection.run(`SET allowed_directories = ${list(folders)}`);
+    await connection.run('SET enable_external_access = false');
+    await connection.run('SET lock_configuration = true');
   } catch (error) {
     connection.closeSync();
     instance.closeSync();

@@ -1,0 +1,136 @@
+/**
+ * A catalog draft (guess.ts) as a commented YAML document (the `yaml` package's Document API):
+ * the catalog itself, valid per schema.ts, plus `# CHECK:` comments before every guess a person
+ * must confirm and a header saying what to edit before the service uses it. Everything that
+ * depends on where the draft came from (the database's address, the connection note) is in the
+ * header, so drafts of the same data on different engines differ only there.
+ */
+import { Document, isMap, isScalar, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
+import type { AlignmentGuess, DimensionDraft, MeasureDraft, SourceDraft } from './guess.ts';
+
+export interface RenderInput {
+  sources: SourceDraft[];
+  alignment: AlignmentGuess;
+  /** Header lines (no leading `#`): where the draft came from, the connection note. */
+  header: string[];
+  /** Tables that did not become sources, with the reason. */
+  notDrafted: { table: string; reason: string }[];
+}
+
+/** What a person must do with any draft, whatever the database. */
+const INSTRUCTIONS = [
+  'Every guess to confirm is marked CHECK, and every description is a placeholder. Before use:',
+  '  - describe each source, dimension and measure: the model reads the descriptions;',
+  '  - give the logical names (the keys) the words people use, the same concept the same name in',
+  '    every source: the bundled skills align on company and period (comparison.default_align_on),',
+  '    and read amount, currency and version best under those names;',
+  '  - add what a draft cannot know: aliases, synonyms, values (business names of codes), implied,',
+  '    defaults.filters (e.g. version: ACTUAL), group_currency and not_held (subjects the data lacks).',
+  'Then check it: start the service with CATALOG=<this file>; problems are reported with their line.',
+];
+
+const comment = (lines: readonly string[]) => lines.map((line) => ` ${line}`).join('\n');
+
+/**
+ * The draft as YAML text with comments.
+ * @example
+ * const yamlText = renderDraft({ sources, alignment: guessAlignOn(sources), header: ['Drafted from sqlite:data/sample.db'], notDrafted: [] });
+ */
+export function renderDraft(input: RenderInput): string {
+  return draftDocument(input).toString({ lineWidth: 0, flowCollectionPadding: false });
+}
+
+/**
+ * The draft as a YAML Document (comments included), for callers that edit it further.
+ * @example
+ * draftDocument(input).toJS().version; // 1
+ */
+export function draftDocument(input: RenderInput): Document {
+  const document = new Document({
+    version: 1,
+    comparison: {
+      default_align_on: input.alignment.alignOn,
+      thresholds: { match: { absolute: 0.01, percent: 0.01 }, minor: { absolute: 1000, percent: 1 } },
+    },
+    sources: Object.fromEntries(input.sources.map((source) => [source.name, sourceDocument(source)])),
+  });
+  const notDrafted = input.notDrafted.map((t) => `Not drafted: table ${t.table}: ${t.reason}.`);
+  document.commentBefore = comment([...input.header, '', ...INSTRUCTIONS, ...(notDrafted.length ? ['', ...notDrafted] : [])]);
+
+  commentKey(document, ['comparison', 'default_align_on'], input.alignment.checks);
+  commentKey(document, ['comparison', 'thresholds'], [
+    'CHECK: tolerances of a comparison, in the measure\'s units: match if the absolute difference and the percent are',
+    'both within match, minor within minor, else major. Set them to your reconciliation rules.',
+  ]);
+  for (const path of [['comparison', 'default_align_on'], ['comparison', 'thresholds', 'match'], ['comparison', 'thresholds', 'minor']]) flow(document, path);
+  for (const source of input.sources) {
+    const at = ['sources', source.name];
+    commentKey(document, at, source.checks);
+    for (const dimension of source.dimensions) {
+      commentKey(document, [...at, 'dimensions', dimension.name], dimension.checks);
+      flow(document, [...at, 'dimensions', dimension.name, 'examples']);
+      if (dimension.cardinalityNote) commentValue(document, [...at, 'dimensions', dimension.name, 'cardinality'], dimension.cardinalityNote);
+    }
+    for (const measure of source.measures) commentKey(document, [...at, 'measures', measure.name], measure.checks);
+    if (source.defaultMeasure) {
+      flow(document, [...at, 'defaults', 'measures']);
+      commentKey(document, [...at, 'defaults'], ['CHECK: the measure a question without one gets.']);
+    }
+  }
+  return document;
+}
+
+function sourceDocument(source: SourceDraft) {
+  return {
+    description: source.description,
+    table: source.table,
+    dimensions: Object.fromEntries(source.dimensions.map((d) => [d.name, dimensionDocument(d)])),
+    measures: Object.fromEntries(source.measures.map((m) => [m.name, measureDocument(m)])),
+    ...(source.defaultMeasure ? { defaults: { measures: [source.defaultMeasure] } } : {}),
+  };
+}
+
+function dimensionDocument(dimension: DimensionDraft) {
+  return {
+    column: dimension.column,
+    ...(dimension.type === 'period' ? { type: 'period' } : {}),
+    description: dimension.description,
+    examples: dimension.examples,
+    ...(dimension.cardinality === 'high' ? { cardinality: 'high' } : {}),
+  };
+}
+
+function measureDocument(measure: MeasureDraft) {
+  return {
+    ...(measure.column ? { column: measure.column } : {}),
+    aggregation: measure.aggregation,
+    description: measure.description,
+    ...(measure.currency_dimension ? { currency_dimension: measure.currency_dimension } : {}),
+    ...(measure.unit ? { unit: measure.unit } : {}),
+  };
+}
+
+/** The pair of the last key of `path` in its parent map. */
+function pairAt(document: Document, path: string[]): Pair<Node, unknown> | undefined {
+  const parent = path.length === 1 ? document.contents : document.getIn(path.slice(0, -1), true);
+  if (!isMap(parent)) return undefined;
+  return (parent as YAMLMap<Node, unknown>).items.find((pair) => isScalar(pair.key) && pair.key.value === path.at(-1));
+}
+
+/** Comment lines before a key. */
+function commentKey(document: Document, path: string[], lines: readonly string[]): void {
+  const key = pairAt(document, path)?.key;
+  if (lines.length > 0 && key) key.commentBefore = comment(lines);
+}
+
+/** A comment after a scalar value, on its line. */
+function commentValue(document: Document, path: string[], text: string): void {
+  const node = document.getIn(path, true);
+  if (isScalar(node)) node.comment = ` ${text}`;
+}
+
+/** Short lists and pairs on one line (`[a, b]`, `{ absolute: 1, percent: 1 }`). */
+function flow(document: Document, path: string[]): void {
+  const node = document.getIn(path, true);
+  if (isSeq(node) || isMap(node)) node.flow = true;
+}
