@@ -36,6 +36,23 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env({ PORT: '70000' }))).toThrow(/PORT: must be at most 65535/);
     expect(() => loadConfig(env({ MODEL_PROVIDER: 'openai' }))).toThrow(/MODEL_PROVIDER: is 'openai' but neither OPENAI_API_KEY nor OPENAI_BASE_URL is set/);
   });
+
+  it('takes the default data connection from DATA_URL, keeps its password out of errors, and refuses it next to DATA_DB', () => {
+    expect(loadConfig(env({ DATA_URL: 'postgres://reader:secret@db:5432/finance' }))).toMatchObject({ dataUrl: 'postgres://reader:secret@db:5432/finance', dataDatabasePath: undefined });
+    expect(loadConfig(env({ DATA_URL: 'duckdb:data/x.duckdb' }))).toMatchObject({ dataUrl: `duckdb:${path.resolve('data/x.duckdb')}`, dataDatabasePath: path.resolve('data/x.duckdb') });
+    expect(loadConfig(env({})).dataUrl).toBe(`sqlite:${path.join(projectRoot, 'data/sample.db')}`);
+    expect(() => loadConfig(env({ DATA_URL: 'postgres://a@b/c', DATA_DB: 'x.db' }))).toThrow(/DATA_URL: set either DATA_URL or DATA_DB/);
+    const invalid = (() => {
+      try {
+        loadConfig(env({ DATA_URL: 'mysql://reader:secret@db/finance' }));
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    })();
+    expect(invalid).toMatch(/DATA_URL: must be sqlite:FILE, duckdb:FILE or postgres:/);
+    expect(invalid).not.toContain('secret');
+  });
 });
 
 describe('startup', () => {

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDatabase, manifestPathOf } from '../../data/scale/generateDatabase.ts';
@@ -226,6 +227,22 @@ describe('data:generate CLI', () => {
     expect(done.stdout).toMatch(/^generated cli\.db \(.*seed 3, 2 companies.*fi_acquisition=2000 .* in \d+\.\ds/);
     const written = JSON.parse(fs.readFileSync(path.join(tmpDir, 'cli.db.manifest.json'), 'utf8')) as Manifest;
     expect(written).toMatchObject({ seed: 3, rows_per_source: 2000, companies: 2 });
+  }, 30_000);
+
+  it('writes to another engine: generated as SQLite, then loaded into DuckDB with the manifest beside', async () => {
+    const done = cli('--rows', '1k', '--out', 'duckdb:cli.duckdb', '--manifest', 'cli.manifest.json', '--quiet');
+    expect(done.status, done.stderr).toBe(0);
+    expect(done.stdout).toMatch(/^generated duckdb:\S*cli\.duckdb: [\d,]+ rows at [\d,]+ rows\/s; planted discrepancies in .*cli\.manifest\.json/);
+    const manifest = JSON.parse(fs.readFileSync(path.join(tmpDir, 'cli.manifest.json'), 'utf8')) as Manifest;
+    const instance = await DuckDBInstance.create(path.join(tmpDir, 'cli.duckdb'), { access_mode: 'READ_ONLY' });
+    const connection = await instance.connect();
+    try {
+      const [[count]] = (await connection.runAndReadAll('SELECT COUNT(*) FROM fi_acquisition')).getRowsJS() as [[bigint]];
+      expect(Number(count)).toBe(manifest.tables.fi_acquisition);
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
   }, 30_000);
 
   it('rejects bad arguments with a clear message', () => {

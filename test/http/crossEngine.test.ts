@@ -69,6 +69,20 @@ describe('sources on PostgreSQL, Parquet and SQLite at once', () => {
     expect(onSpread.body.answer).toBe(onLocal.body.answer);
   });
 
+  it.each([
+    ['PostgreSQL', () => engineSampleUrls().postgres],
+    ['DuckDB', () => engineSampleUrls().duckdb],
+  ])('runs the bundled catalog unchanged on the sample in %s (DATA_URL), with the same answers', async (_engine, url) => {
+    const directory = temporaryDirectory();
+    const moved = await services.start({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', QUERY_WORKERS: '1', APP_DB: path.join(directory, 'app.db'), DATA_URL: url() });
+    const message = { message: 'What drove the change in revenue from November to December?' };
+    const [there, here] = await Promise.all([post(moved, '/chat', message), post(local, '/chat', message)]);
+    expect(there.status).toBe(200);
+    expect(there.body.answer).toBe(here.body.answer);
+    const health = (await (await fetch(`${moved.url}/health`)).json()) as any;
+    expect(health.data.connections[0]).toMatchObject({ name: 'default', status: 'ok' });
+  });
+
   it('reports each connection in /health without secrets', async () => {
     const health = (await (await fetch(`${spread.url}/health`)).json()) as any;
     expect(health.data.connections.map((c: { name: string; engine: string }) => [c.name, c.engine])).toEqual([
