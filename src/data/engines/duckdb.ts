@@ -14,7 +14,11 @@ export interface DuckdbOptions {
   file: string | undefined;
   /** Tables backed by files: table → path or glob (`exports/bpc/*.parquet`, `fi.csv`). */
   files: Record<string, string>;
+  /** DuckDB's memory_limit (default 384MB). */
+  memoryLimit?: string;
 }
+
+const DEFAULT_MEMORY_LIMIT = '384MB';
 
 /**
  * Opens a DuckDB engine.
@@ -39,6 +43,9 @@ export async function openDuckdb(options: DuckdbOptions): Promise<Engine> {
     const list = (values: string[]) => `[${values.map((value) => `'${value.replaceAll("'", "''")}'`).join(', ')}]`;
     if (exact.length) await connection.run(`SET allowed_paths = ${list(exact)}`);
     if (folders.length) await connection.run(`SET allowed_directories = ${list(folders)}`);
+    // DuckDB takes most of the machine's memory by default; a bounded share keeps a query worker
+    // a good neighbour (larger aggregations spill to DuckDB's temporary files instead).
+    await connection.run(`SET memory_limit = '${options.memoryLimit ?? DEFAULT_MEMORY_LIMIT}'`);
     await connection.run('SET enable_external_access = false');
     await connection.run('SET lock_configuration = true');
   } catch (error) {
