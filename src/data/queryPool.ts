@@ -21,6 +21,7 @@ import { fileIdentity, watchFile, type FileState, type FileWatch } from '../shar
 import type { ComponentHealth } from '../shared/health.ts';
 import { isFileFailure } from '../shared/sqliteErrors.ts';
 import { queryFailure, type DataAccess } from './dataAccess.ts';
+import { ConnectionHealth } from './connectionHealth.ts';
 import { DEFAULT_CONNECTION, type ConnectionSpec, type ConnectionState } from './connections.ts';
 import type { Query, ResultOf } from './query.ts';
 import { busyError, cancelledError, dataUnavailableError, shuttingDownError, timeoutError } from './poolErrors.ts';
@@ -79,7 +80,7 @@ export class QueryPool implements DataAccess {
   private readonly health: PoolHealth;
   private watch: FileWatch | undefined;
   private nextId = 1;
-  private readonly connectionState = new Map<string, ConnectionState>();
+  private readonly connections: ConnectionHealth;
   private closed = false;
   private readonly queueMax: number;
   private readonly queueWaitMs: number;
@@ -89,7 +90,7 @@ export class QueryPool implements DataAccess {
     this.queueMax = options.queueMax ?? 32;
     this.queueWaitMs = options.queueWaitMs ?? 10_000;
     this.graceMs = options.cancelGraceMs ?? 250;
-    for (const state of options.connectionStates ?? []) this.connectionState.set(state.name, state);
+    this.connections = new ConnectionHealth(options.connectionStates);
     const database = options.databasePath ? path.basename(options.databasePath) : 'the default connection';
     this.health = new PoolHealth(database, options.monitorIntervalMs ?? 1_000, options.logger);
     const connections = options.connections ?? [{ name: DEFAULT_CONNECTION, url: `sqlite:${options.databasePath}` }];
@@ -151,33 +152,15 @@ export class QueryPool implements DataAccess {
     return this.health.counters;
   }
 
-  /**
-   * The data database and the worker pool, as GET /health reports them (cheap: no I/O). A
-   * connection that is down makes the data degraded: its sources fail, the others answer.
-   */
+  /** The data database (and its connections) and the worker pool, as GET /health reports them (cheap: no I/O). */
   componentHealth(): { data: ComponentHealth; workers: ComponentHealth } {
     const report = this.health.report(this.stats(), this.workers.isStarting);
-    const down = [...this.connectionState.values()].filter((state) => state.status === 'down');
-    if (report.data.status !== 'ok' || down.length === 0) return report;
-    return { ...report, data: { status: 'degraded', reason: down.map((state) => `connection '${state.name}' (${state.engine}) is down`).join('; ') } };
+    return { ...report, data: this.connections.degrade(report.data) };
   }
 
   /** Each connection's engine, target and last known state (no secrets). */
   connectionStates(): ConnectionState[] {
-    return [...this.connectionState.values()];
-  }
-
-  /** Notes what a query's outcome says about the connections it used. */
-  private noteConnections(query: Query, reply: WorkerReply): void {
-    const used = query.kind === 'merge' ? [query.a.connection, query.b.connection] : [(query.kind === 'fold' ? query.select : query).connection];
-    const names = new Set(used.map((name) => name ?? DEFAULT_CONNECTION));
-    const failed = !reply.ok && reply.toolError?.code === 'source_unavailable' ? String(reply.toolError.details.connection ?? '') : undefined;
-    for (const name of names) {
-      const state = this.connectionState.get(name);
-      if (!state) continue;
-      if (name === failed && !reply.ok) this.connectionState.set(name, { ...state, status: 'down', reason: reply.message });
-      else if (reply.ok || failed === undefined) this.connectionState.set(name, { name: state.name, engine: state.engine, target: state.target, status: 'ok' });
-    }
+    return this.connections.list();
   }
 
   /** Process ids of the workers in their places (tests, diagnostics). */
@@ -250,7 +233,7 @@ export class QueryPool implements DataAccess {
     clearTimeout(worker.timer);
     clearTimeout(worker.graceTimer);
     worker.task = undefined;
-    this.noteConnections(task.query, reply);
+    this.connections.note(task.query, reply);
     if (task.abandoned) this.health.counters.cancelled.finished += 1;
     else if (reply.ok) task.resolve(reply.result);
     else if (reply.toolError) task.reject(new ToolError(reply.toolError.code, reply.toolError.message, { hint: reply.toolError.hint, details: reply.toolError.details }));
