@@ -127,6 +127,7 @@ export interface SelectResult {
 }
 
 export interface MergeResult<Result = unknown> {
+  /** The SQL that ran: one statement, or one per line when the merge ran as several (side by side, across engines). */
   sql: string;
   /** Per partition value (one entry with partition null when there is none): keys, and the sides' unrounded totals. */
   partitions: { partition: string | null; keys: number; a: number; b: number }[];

@@ -27,6 +27,11 @@ export interface Engine {
    * without one run the portable statement (execute.ts).
    */
   merge?(query: MergeQuery, folding: Folding): Promise<MergeTotals>;
+  /**
+   * A second session on the same database, for engines whose server runs two statements at once
+   * on two cores (PostgreSQL): a merge then computes its totals and its differing keys side by side.
+   */
+  sibling?(): Promise<Engine>;
   /** Column names of a table or view; undefined when there is none. */
   columns(table: string): Promise<string[] | undefined>;
   /** Stops the running statement, if any (best effort: the pool kills the worker when it must). */

@@ -39,6 +39,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Engine> {
     broken = true;
   });
   let running = false;
+  let sibling: Promise<Engine> | undefined;
   const usable = () => {
     if (broken) throw new Error('the connection to PostgreSQL was lost');
   };
@@ -66,7 +67,9 @@ export async function openPostgres(options: PostgresOptions): Promise<Engine> {
       );
       return result.rows.length > 0 ? result.rows.map((row) => row.column_name) : undefined;
     },
+    sibling: () => (sibling ??= openPostgres(options)),
     interrupt: () => {
+      void sibling?.then((other) => other.interrupt());
       // The server process id the driver learnt at connect (not in @types/pg).
       const processId = (client as pg.Client & { processID?: number }).processID;
       if (!running || processId === undefined) return;
@@ -74,6 +77,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Engine> {
       void cancelBackend(settings, processId);
     },
     close: async () => {
+      await sibling?.then((other) => other.close()).catch(() => undefined);
       await client.end().catch(() => undefined);
     },
   };
