@@ -8,26 +8,21 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/config/config.ts';
+import { fakeApt } from '../support/fakeApt.ts';
 import { INSTALL_COMMAND, provisionChromium, type ChromiumSetup } from '../../scripts/ensureChromium.ts';
 
 function machine(overrides: Partial<ChromiumSetup> & { installed?: boolean; aptFails?: boolean }): { setup: ChromiumSetup; commands: string[] } {
-  const commands: string[] = [];
-  let installed = overrides.installed ?? false;
+  const apt = fakeApt(overrides);
   const setup: ChromiumSetup = {
     customPath: undefined,
-    exists: () => installed,
+    exists: apt.installed,
     isRoot: true,
     hasAptGet: true,
-    run: (command, args, env) => {
-      commands.push(`${env.DEBIAN_FRONTEND}: ${command} ${args.join(' ')}`);
-      if (overrides.aptFails) return 100;
-      if (args[0] === 'install') installed = true;
-      return 0;
-    },
+    run: apt.run,
     log: () => undefined,
     ...overrides,
   };
-  return { setup, commands };
+  return { setup, commands: apt.commands };
 }
 
 describe('provisioning Chromium for the browser tests', () => {

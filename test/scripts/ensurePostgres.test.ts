@@ -8,27 +8,22 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/config/config.ts';
+import { fakeApt } from '../support/fakeApt.ts';
 import { findPostgresBin, INSTALL_COMMAND, provisionPostgres, type PostgresSetup } from '../../scripts/ensurePostgres.ts';
 
 function machine(overrides: Partial<PostgresSetup> & { installed?: boolean; aptFails?: boolean }): { setup: PostgresSetup; commands: string[] } {
-  const commands: string[] = [];
-  let installed = overrides.installed ?? false;
+  const apt = fakeApt(overrides);
   const setup: PostgresSetup = {
     testUrl: undefined,
     customBin: undefined,
-    findBin: () => (installed ? '/usr/lib/postgresql/15/bin' : undefined),
+    findBin: () => (apt.installed() ? '/usr/lib/postgresql/15/bin' : undefined),
     isRoot: true,
     hasAptGet: true,
-    run: (command, args, env) => {
-      commands.push(`${env.DEBIAN_FRONTEND}: ${command} ${args.join(' ')}`);
-      if (overrides.aptFails) return 100;
-      if (args[0] === 'install') installed = true;
-      return 0;
-    },
+    run: apt.run,
     log: () => undefined,
     ...overrides,
   };
-  return { setup, commands };
+  return { setup, commands: apt.commands };
 }
 
 describe('provisioning PostgreSQL for the engine tests', () => {
