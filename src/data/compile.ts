@@ -173,6 +173,8 @@ export interface CompiledMerge {
   partitionKey: string | undefined;
   /** Keys that are the same constant on both sides, by index: they are not grouped on. */
   constants: Map<number, string>;
+  /** The partition key's value when it is such a constant (a fixed currency). */
+  constantPartition: string | undefined;
 }
 
 /**
@@ -184,10 +186,10 @@ export interface CompiledMerge {
  */
 export function compileMerge(query: MergeQuery, dialect: Dialect, parameters: BoundParameters): CompiledMerge {
   const keys = query.keyNames.map((_, index) => `k${index}`);
-  const constants = constantKeys(query);
+  const { ordered: orderedIndexes, constants, constantPartition } = mergeKeyOrder(query);
   const grouped = keys.filter((_, index) => !constants.has(index));
   const partitionKey = query.partitionKey === undefined || constants.has(query.partitionKey) ? undefined : keys[query.partitionKey]!;
-  const orderedKeys = partitionKey ? [partitionKey, ...grouped.filter((k) => k !== partitionKey)] : grouped;
+  const orderedKeys = orderedIndexes.map((index) => keys[index]!);
   const order = orderedKeys.join(', ');
   const sorted = orderedKeys.map((key) => dialect.ascending(key)).join(', ');
   const sideRows = (side: MergeQuery['a'], which: 'a' | 'b') => {
@@ -210,7 +212,7 @@ export function compileMerge(query: MergeQuery, dialect: Dialect, parameters: Bo
   const stacked = `${sideRows(query.a, 'a')} UNION ALL ${sideRows(query.b, 'b')}${ordered ? ` ORDER BY ${sorted}` : ''}`;
   // Without keys, an aggregate over no rows still yields one row: HAVING drops it.
   const aligned = `SELECT ${order ? `${order}, ` : ''}SUM(va) AS raw_a, SUM(vb) AS raw_b FROM (${stacked}) AS stacked${order ? ` GROUP BY ${order}${ordered ? ` ORDER BY ${sorted}` : ''}` : ' HAVING COUNT(*) > 0'}`;
-  return { aligned, orderedKeys, groupedKeys: grouped, partitionKey, constants };
+  return { aligned, orderedKeys, groupedKeys: grouped, partitionKey, constants, constantPartition };
 }
 
 /**
@@ -222,12 +224,13 @@ export function compileMerge(query: MergeQuery, dialect: Dialect, parameters: Bo
 export function compileSideTotals(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters): string {
   const side = query[which];
   const { ordered } = mergeKeyOrder(query);
+  const keyOf = (index: number) => side.keys[index]!;
   const keys = ordered.map((index) => {
-    const key = side.keys[index]!;
+    const key = keyOf(index);
     return 'column' in key ? dialect.text(quoteIdentifier(key.column)) : dialect.textParameter(parameters.bind(key.literal));
   });
   // A constant key is the same on every row of the side: nothing to sort by (and no marker to repeat).
-  const sortKeys = ordered.flatMap((index) => { const key = side.keys[index]!; return 'column' in key ? [dialect.text(quoteIdentifier(key.column))] : []; });
+  const sortKeys = ordered.map(keyOf).flatMap((key) => ('column' in key ? [dialect.text(quoteIdentifier(key.column))] : []));
   const value = decomposable(side.measure) ? `SUM(${rowValue(side.measure)})` : groupValue(side.measure);
   const where = whereClause(side.where, dialect, parameters);
   const positions = keys.map((_, index) => index + 1);
@@ -237,12 +240,15 @@ export function compileSideTotals(query: MergeQuery, which: 'a' | 'b', dialect: 
   return `${select} GROUP BY ${positions.join(', ')}${sortKeys.length ? ` ORDER BY ${sortKeys.map((key) => dialect.binaryAscending(key)).join(', ')}` : ''}`;
 }
 
-/** Key indexes in the order a merge reads them: partition key first, constant keys left out. */
-export function mergeKeyOrder(query: MergeQuery): { ordered: number[]; constants: Map<number, string> } {
+/**
+ * Key indexes in the order a merge reads them (partition key first, constant keys left out), the
+ * constant keys, and the partition's value when the partition key is one of them.
+ */
+export function mergeKeyOrder(query: MergeQuery): { ordered: number[]; constants: Map<number, string>; constantPartition: string | undefined } {
   const constants = constantKeys(query);
   const indexes = query.keyNames.map((_, index) => index).filter((index) => !constants.has(index));
   const ordered = query.partitionKey !== undefined && !constants.has(query.partitionKey) ? [query.partitionKey, ...indexes.filter((i) => i !== query.partitionKey)] : indexes;
-  return { ordered, constants };
+  return { ordered, constants, constantPartition: query.partitionKey === undefined ? undefined : constants.get(query.partitionKey) };
 }
 
 /** Indexes of keys that are one and the same constant on both sides. */

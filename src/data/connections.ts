@@ -112,7 +112,7 @@ export class Connections {
    */
   async engine(name: string = DEFAULT_CONNECTION): Promise<Engine> {
     const spec = this.specs.get(name);
-    if (!spec) throw new ToolError('source_unavailable', `No connection named '${name}' is configured.`, { hint: 'Use a source from list_sources.', details: { connection: name } });
+    if (!spec) throw new ToolError('source_unavailable', `No connection named '${name}' is configured.`, { hint: 'Use a source the catalog lists.', details: { connection: name } });
     const open = this.engines.get(name);
     if (open) return open;
     const failure = this.failures.get(name);

@@ -45,3 +45,6 @@ export function plainValue(value: unknown): unknown {
   if (value === undefined) return null;
   return value;
 }
+
+/** A key or dimension value as text (numbers as written), NULL kept. */
+export const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));

@@ -9,7 +9,7 @@ import type { DataDatabase } from '../database.ts';
 import { sqliteDialect } from '../dialect.ts';
 import type { MergeQuery, Value } from '../query.ts';
 import type { Folding } from '../reducer.ts';
-import type { Engine, MergeTotals } from './engine.ts';
+import { text, type Engine, type MergeTotals } from './engine.ts';
 
 const FOLD_FUNCTION = '__fold_rows';
 const CHUNK_ROWS = 2_048;
@@ -85,10 +85,9 @@ function mergeInStatement(database: DataDatabase, query: MergeQuery, folding: Fo
   } finally {
     active = undefined;
   }
-  const constantPartition = query.partitionKey === undefined ? undefined : merge.constants.get(query.partitionKey);
   const partitions = groups
     .filter((group) => Number(group[1]) > 0)
-    .map(([partition, keys, totalA, totalB]) => ({ partition: constantPartition ?? text(partition), keys: Number(keys), a: Number(totalA ?? 0), b: Number(totalB ?? 0) }));
+    .map(([partition, keys, totalA, totalB]) => ({ partition: merge.constantPartition ?? text(partition), keys: Number(keys), a: Number(totalA ?? 0), b: Number(totalB ?? 0) }));
   return { sql, partitions };
 }
 
@@ -100,5 +99,3 @@ export function fullKey(grouped: readonly unknown[], constants: Map<number, stri
   for (let index = 0; index < count; index += 1) key.push(constants.has(index) ? constants.get(index)! : text(grouped[next++]));
   return key;
 }
-
-const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
