@@ -93,11 +93,6 @@ export function classify(a: number | null, b: number | null, thresholds: Thresho
   return { a, b, difference, percent, status };
 }
 
-interface DifferenceState {
-  counts: Record<RowStatus, number>;
-  top: (Omit<ComparedRow, 'key'> & { keyValues: unknown[] })[];
-}
-
 interface ClassifyOptions {
   thresholds: Thresholds;
   top: number;

@@ -6,7 +6,7 @@
  * only `describeConnection` output is ever shown.
  */
 import { ToolError } from '../errors/index.ts';
-import { safeUrl } from '../shared/redact.ts';
+import { redactConnectionUrl, safeUrl } from '../shared/redact.ts';
 import type { Engine, EngineKind } from './engines/engine.ts';
 
 /** The connection of sources that name none (DATA_URL, or DATA_DB as a SQLite file). */
@@ -85,21 +85,15 @@ export class Connections {
    * const connections = Connections.of({ default: sqliteEngine(openDataDatabase('data/sample.db')) });
    */
   static of(engines: Record<string, Engine>): Connections {
-    const connections = new Connections(
-      Object.entries(engines).map(([name, engine]) => ({ name, url: `${engine.kind === 'postgres' ? 'postgres://' : `${engine.kind}:`}(open)` })),
-      { statementTimeoutMs: 0 },
-    );
-    for (const [name, engine] of Object.entries(engines)) connections.engines.set(name, Promise.resolve(engine));
+    // The URLs only name the engine: these connections are never opened from them.
+    const connections = new Connections(Object.entries(engines).map(([name, engine]) => ({ name, url: engine.kind === 'postgres' ? 'postgres://open' : `${engine.kind}:` })), { statementTimeoutMs: 0 });
+    for (const [name, engine] of Object.entries(engines)) connections.adopt(name, engine);
     return connections;
   }
 
   /** Uses an engine opened elsewhere for a configured connection (the query worker opens its default eagerly). */
   adopt(name: string, engine: Engine): void {
     this.engines.set(name, Promise.resolve(engine));
-  }
-
-  names(): string[] {
-    return [...this.specs.keys()];
   }
 
   spec(name: string): ConnectionSpec | undefined {
@@ -114,7 +108,12 @@ export class Connections {
     const spec = this.specs.get(name);
     if (!spec) throw new ToolError('source_unavailable', `No connection named '${name}' is configured.`, { hint: 'Use a source the catalog lists.', details: { connection: name } });
     const open = this.engines.get(name);
-    if (open) return open;
+    if (open) {
+      const engine = await open.catch(() => undefined);
+      if (!engine?.broken?.()) return open;
+      // A connection that broke (a server restart) is replaced, not kept failing.
+      await this.discard(name);
+    }
     const failure = this.failures.get(name);
     if (failure && Date.now() - failure.at < RETRY_AFTER_MS) throw unavailable(spec, failure.reason);
     const opening = openEngine(spec, this.options);
@@ -125,7 +124,7 @@ export class Connections {
       return engine;
     } catch (error) {
       this.engines.delete(name);
-      const reason = (error as Error).message.replaceAll(spec.url, describeConnection(spec));
+      const reason = redactConnectionUrl((error as Error).message, spec.url);
       this.failures.set(name, { at: Date.now(), reason });
       throw unavailable(spec, reason);
     }

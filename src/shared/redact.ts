@@ -56,3 +56,21 @@ export function redactValue(value: unknown, depth = 0): unknown {
   for (const [key, item] of Object.entries(value).slice(0, 100)) copy[key] = redactValue(item, depth + 1);
   return copy;
 }
+
+/**
+ * Text with a connection URL that may hold a password (and that password, however encoded)
+ * replaced by the URL's safe form; for driver errors, which may quote the connection string.
+ * @example
+ * redactConnectionUrl('connect failed: postgres://u:pw@h/db', 'postgres://u:pw@h/db'); // 'connect failed: postgres://h/db'
+ */
+export function redactConnectionUrl(text: string, url: string): string {
+  let safe = text.split(url).join(safeUrl(url));
+  let password = '';
+  try {
+    password = new URL(url).password;
+  } catch {
+    // not a URL with an authority: nothing more to hide
+  }
+  if (password) for (const form of new Set([password, decodeURIComponent(password)])) safe = safe.split(form).join('***');
+  return safe;
+}

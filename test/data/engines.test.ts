@@ -5,14 +5,15 @@
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Connections } from '../../src/data/connections.ts';
 import { createDataAccess, type DataAccess } from '../../src/data/dataAccess.ts';
 import { distinctValues, valueExists } from '../../src/data/lookups.ts';
-import type { MergeQuery } from '../../src/data/query.ts';
+import type { MergeQuery, SelectQuery } from '../../src/data/query.ts';
 import { ToolError } from '../../src/errors/index.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { engineFixture, type EngineFixture, type FixtureEngine } from '../support/engineFixture.ts';
+import { withPostgres } from '../support/postgresClient.ts';
 import { collectMerged, sumField } from '../support/testReducers.ts';
 
 function database(): string {
@@ -145,6 +146,23 @@ describe('a merge whose sides live on two engines', () => {
     try {
       const result = await data.run({ ...merge, a: { ...merge.a, connection: 'one' }, b: { ...merge.b, connection: 'two' } });
       expect({ partitions: result.partitions.map((p) => ({ ...p, a: Math.round(p.a * 100) / 100, b: Math.round(p.b * 100) / 100 })), folded: result.folded }).toEqual(mergedOnOne);
+    } finally {
+      await data.close();
+    }
+  });
+});
+
+describe('a PostgreSQL connection that breaks', () => {
+  it('is opened again for the next query instead of failing from then on', async () => {
+    const data = createDataAccess(new Connections([fixture.specs.postgres], { statementTimeoutMs: 10_000 }));
+    const count: SelectQuery = { kind: 'select', table: 'a', aggregates: [{ name: 'rows', function: 'count' }] };
+    try {
+      expect((await data.run(count)).rows).toEqual([{ rows: 7 }]);
+      // The server ends the session, as a restart or an administrator would.
+      const database = new URL(fixture.specs.postgres.url).pathname.slice(1);
+      await withPostgres(inject('postgresAdminUrl'), (client) => client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'analyst-agent'", [database]));
+      await data.run(count).catch(() => undefined); // the query that meets the broken session may fail
+      expect((await data.run(count)).rows).toEqual([{ rows: 7 }]);
     } finally {
       await data.close();
     }

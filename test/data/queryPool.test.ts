@@ -1,6 +1,6 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryPool } from '../../src/data/queryPool.ts';
 import { valueExists } from '../../src/data/lookups.ts';
 import type { MergeQuery, SelectQuery } from '../../src/data/query.ts';

@@ -5,7 +5,7 @@
  * they answer on SQLite (only the SQL text they show differs).
  */
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/loadCatalog.ts';
 import { projectRoot } from '../../src/config/config.ts';
 import { Connections, type ConnectionSpec } from '../../src/data/connections.ts';
@@ -58,7 +58,6 @@ describe('the same questions on every engine', () => {
     registry = new SkillRegistry(await loadSkills(path.join(projectRoot, 'skills')));
     onSqlite = await answers(registry, { name: 'default', url: urls.sqlite });
   }, 60_000);
-  afterAll(() => undefined);
 
   it('answers on SQLite first (the reference), with no failed call', () => {
     expect(onSqlite.length).toBeGreaterThan(20);

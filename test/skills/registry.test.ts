@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigurationError } from '../../src/errors/index.ts';
 import { defineTool } from '../../src/skills/api.ts';
 import type { Skill } from '../../src/skills/loader.ts';
 import { SkillRegistry } from '../../src/skills/registry.ts';

@@ -5,7 +5,6 @@ import pino from 'pino';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
-import { silentLogger } from '../../src/logging/logger.ts';
 import { createService, type Service } from '../../src/service.ts';
 import { watchSkills } from '../../src/skills/reload.ts';
 import { scaffoldSkill } from '../../src/skills/scaffold.ts';

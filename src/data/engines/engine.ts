@@ -34,6 +34,8 @@ export interface Engine {
   sibling?(): Promise<Engine>;
   /** Column names of a table or view; undefined when there is none. */
   columns(table: string): Promise<string[] | undefined>;
+  /** Whether the connection broke (a server restart): the next query opens a new one. */
+  broken?(): boolean;
   /** Stops the running statement, if any (best effort: the pool kills the worker when it must). */
   interrupt(): void;
   close(): Promise<void>;

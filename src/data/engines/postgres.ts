@@ -67,6 +67,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Engine> {
       );
       return result.rows.length > 0 ? result.rows.map((row) => row.column_name) : undefined;
     },
+    broken: () => broken,
     sibling: () => (sibling ??= openPostgres(options)),
     interrupt: () => {
       void sibling?.then((other) => other.interrupt());

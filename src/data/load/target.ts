@@ -4,7 +4,7 @@
  * never reaches a terminal, a CI log or an error.
  */
 import path from 'node:path';
-import { safeUrl } from '../../shared/redact.ts';
+import { redactConnectionUrl, safeUrl } from '../../shared/redact.ts';
 
 export type LoadTarget =
   | { kind: 'duckdb'; file: string; display: string }
@@ -41,17 +41,10 @@ export function parseTarget(to: string, cwd = process.cwd()): LoadTarget {
 }
 
 /**
- * Text with the target URL (and its password, however encoded) replaced by the safe form;
- * for driver errors, which may quote the connection string.
+ * Text with the target URL (and its password) replaced by the safe form (see redactConnectionUrl).
  * @example
  * redactTarget('connect failed: postgres://u:pw@h/db', parseTarget('postgres://u:pw@h/db')); // 'connect failed: postgres://h/db'
  */
 export function redactTarget(text: string, target: LoadTarget): string {
-  if (target.kind !== 'postgres') return text;
-  let safe = text.split(target.url).join(target.display);
-  const password = new URL(target.url).password;
-  if (password) {
-    for (const form of new Set([password, decodeURIComponent(password)])) safe = safe.split(form).join('***');
-  }
-  return safe;
+  return target.kind === 'postgres' ? redactConnectionUrl(text, target.url) : text;
 }
