@@ -5,7 +5,7 @@
  * keys cost one pass and no JavaScript call each.
  */
 import { BoundParameters, compileMerge } from '../compile.ts';
-import type { DataDatabase } from '../database.ts';
+import { tableColumns, type DataDatabase } from '../database.ts';
 import { sqliteDialect } from '../dialect.ts';
 import type { MergeQuery, Value } from '../query.ts';
 import type { Folding } from '../reducer.ts';
@@ -42,10 +42,7 @@ export function sqliteEngine(database: DataDatabase): Engine {
     all: async (sql, params) => database.prepare(sql).raw(true).all(...params) as unknown[][],
     chunks: (sql, params) => chunksOf(database.prepare(sql).raw(true).iterate(...params) as IterableIterator<unknown[]>),
     merge: async (query, folding) => mergeInStatement(database, query, folding),
-    columns: async (table) => {
-      const rows = database.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[];
-      return rows.length > 0 ? rows.map((row) => row.name) : undefined;
-    },
+    columns: async (table) => tableColumns(database, table),
     // A synchronous statement cannot be interrupted from this thread; the pool kills the process.
     interrupt: () => undefined,
     close: async () => {
