@@ -164,12 +164,12 @@ describe('mockOpenAI with the real ChatOpenAI client', () => {
 
   it('retries after a 429 and succeeds on the second request', async () => {
     mock.enqueue({ status: 429, headers: { 'retry-after': '0' } }, { content: 'after retry' });
-    const started = Date.now();
+    // Observed: the wait before the retry is p-retry's randomised backoff (1–2 s), not
+    // retry-after, so no timing is asserted here; only that the same request is sent again.
     const res = await client(1).invoke('hi');
     expect(res.content).toBe('after retry');
     expect(mock.requests).toHaveLength(2);
     expect(mock.requests[0]!.body).toEqual(mock.requests[1]!.body);
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('does not retry a 429 without retry-after (LangChain treats it as a capacity error)', async () => {
