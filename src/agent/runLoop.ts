@@ -30,8 +30,11 @@ export interface Usage {
   prompt_tokens: number;
 }
 
-/** `provider_error` marks a stored turn the model provider could not finish (see progressOf). */
-export type StopReason = 'completed' | 'max_iterations' | 'provider_error';
+/**
+ * `provider_error` marks a stored turn the model provider could not finish, `client_stopped` one
+ * the client stopped (went away) before the answer was written (see progressOf).
+ */
+export type StopReason = 'completed' | 'max_iterations' | 'provider_error' | 'client_stopped';
 
 export interface AgentRunResult {
   answer: string;

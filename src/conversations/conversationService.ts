@@ -7,7 +7,7 @@
 import { AIMessage } from '@langchain/core/messages';
 import type { AgentEventListener } from '../agent/events.ts';
 import type { RunHooks } from '../agent/hooks.ts';
-import { progressOf, runAgent, type AgentRunResult, type TurnProgress } from '../agent/runLoop.ts';
+import { progressOf, runAgent, type AgentRunResult, type StopReason, type TurnProgress } from '../agent/runLoop.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { DataAccess } from '../data/dataAccess.ts';
 import { ModelProviderError } from '../errors/index.ts';
@@ -47,7 +47,7 @@ export interface TurnRequest {
   logger: Logger;
   /** Stops the turn: the client left or the deadline passed. */
   signal: AbortSignal;
-  /** True once the client has gone: its failed turn is then not kept (nobody asked to continue). */
+  /** True once the client has gone: an unfinished turn is then stored as stopped by the client. */
   clientGone: () => boolean;
   /** Live events (streamed answers). */
   onEvent?: AgentEventListener | undefined;
@@ -83,8 +83,8 @@ export class ConversationService {
 
   /**
    * Answers one question and stores it as the session's next turn, after every earlier turn of
-   * the session. A model provider failure stores what the turn achieved (`provider_error`)
-   * unless the client left, then rejects with the ModelProviderError.
+   * the session. A turn that fails stores what it achieved, marked `client_stopped` when the
+   * client left or `provider_error` when the model provider failed, then rejects.
    * @throws SessionGoneError when the session was deleted meanwhile (nothing stored);
    *   TurnLimitError when earlier turns filled it; StorageUnavailableError; ModelProviderError.
    * @example
@@ -117,9 +117,10 @@ export class ConversationService {
           ...(request.hooks ? { hooks: request.hooks } : {}),
         });
       } catch (error) {
-        // A provider failure keeps the question and the tool results so far; a client that left does not.
+        // What the turn achieved is kept, marked with why it ended: the client stopped it, or the provider failed.
         const progress = progressOf(error);
-        if (progress && ModelProviderError.isInstance(error) && !request.clientGone()) await this.storeFailedTurn(session.id, request.question, startedAt, progress, error);
+        if (progress && request.clientGone()) await this.storeUnfinishedTurn(session.id, request.question, startedAt, progress, 'client_stopped', STOPPED_BY_CLIENT);
+        else if (progress && ModelProviderError.isInstance(error)) await this.storeUnfinishedTurn(session.id, request.question, startedAt, progress, 'provider_error', providerFailureNote(error, progress));
         throw error;
       }
       // Deleted while the answer was being written: nothing was stored, so no answer either.
@@ -166,14 +167,13 @@ export class ConversationService {
     return { outcome, durationMs: Math.round((performance.now() - started) * 10) / 10 };
   }
 
-  /** Stores a turn the model provider could not finish, so the next question continues from it. */
-  private async storeFailedTurn(sessionId: string, question: string, startedAt: Date, progress: TurnProgress, error: ModelProviderError): Promise<void> {
-    const note = `The model provider failed (${error.kind.replace('_', ' ')}): ${error.message} The question${progress.toolCalls.length ? ' and the tool results so far' : ''} are kept in this conversation; ask again to continue.`;
+  /** Stores a turn that ended before its answer, so the next question continues from it. */
+  private async storeUnfinishedTurn(sessionId: string, question: string, startedAt: Date, progress: TurnProgress, stopReason: StopReason, note: string): Promise<void> {
     await this.deps.sessions.appendTurn(sessionId, {
       messages: [...progress.messages, new AIMessage(note)],
       answer: note,
       finished: false,
-      stopReason: 'provider_error',
+      stopReason,
       iterations: progress.iterations,
       toolCalls: progress.toolCalls,
       usage: progress.usage,
@@ -182,4 +182,11 @@ export class ConversationService {
       finishedAt: new Date(),
     });
   }
+}
+
+/** The answer of a turn the client stopped; the closing assistant message keeps the history valid for the next turn. */
+const STOPPED_BY_CLIENT = 'Stopped by the client before the answer was written. The question and the tool results so far are kept in this conversation; ask again to continue.';
+
+function providerFailureNote(error: ModelProviderError, progress: TurnProgress): string {
+  return `The model provider failed (${error.kind.replace('_', ' ')}): ${error.message} The question${progress.toolCalls.length ? ' and the tool results so far' : ''} are kept in this conversation; ask again to continue.`;
 }

@@ -3,6 +3,7 @@ import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { listeningServices } from '../support/listeningService.ts';
 import { startMockOpenAI, type MockOpenAI } from '../support/mockOpenAI.ts';
 import { postForEvents, type ReceivedEvent } from '../support/sse.ts';
+import { until } from '../support/until.ts';
 
 // Streams need a real socket: each test gets a listening service.
 const services = listeningServices();
@@ -91,26 +92,35 @@ describe('POST /chat streamed, OpenAI-compatible model', () => {
     expect(events.at(-1)).toMatchObject({ event: 'error', data: { type: '/problems/model-unavailable', status: 502, session_id: expect.any(String) } });
   });
 
-  it('stops the run when the client disconnects, and the session takes the next question', async () => {
+  it('stops the run when the client disconnects, stores the turn as stopped by the client, and the session takes the next question', async () => {
     mock.reset();
     const { url } = await start(model());
     const ask = (body: Record<string, unknown>): Promise<any> =>
       fetch(`${url}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json());
     mock.enqueue({ content: 'Hello.' });
     const { session_id } = await ask({ message: 'Hi' });
-    mock.enqueue({ hang: true });
+    // One tool call is answered, then the model hangs and the reader presses stop.
+    mock.enqueue({ toolCalls: [{ name: 'list_sources', arguments: {}, id: 'call_sources' }] }, { hang: true });
     const controller = new AbortController();
     const first = postForEvents(`${url}/chat`, { message: 'This will hang', session_id, stream: true }, { signal: controller.signal }).catch((error: unknown) => error);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(mock.requests).toHaveLength(2);
+    await until(() => mock.requests.length === 3, 5_000, 'the second model call of the stopped question');
     controller.abort();
     await first;
     // Turns of a session run one at a time: this one could not start if the hanging run were still going.
     mock.enqueue({ content: 'Fresh answer.' });
     const second = await ask({ message: 'Next', session_id });
     expect(second.answer).toBe('Fresh answer.');
-    const history = mock.requests[2]!.body.messages.map((m: { role: string; content: string }) => `${m.role}:${m.content}`);
+    // The stopped turn is kept with its tool result, so the next question continues from it.
+    const history = mock.requests[3]!.body.messages.map((m: { role: string; content: string }) => `${m.role}:${m.content}`);
     expect(history).toContain('user:Hi');
-    expect(history).not.toContain('user:This will hang');
+    expect(history).toContain('user:This will hang');
+    expect(history.some((line: string) => line.startsWith('tool:'))).toBe(true);
+    const stored = await fetch(`${url}/sessions/${session_id}`).then((r) => r.json());
+    expect(stored.turns.map((turn: { stop_reason: string; finished: boolean }) => [turn.stop_reason, turn.finished])).toEqual([
+      ['completed', true],
+      ['client_stopped', false],
+      ['completed', true],
+    ]);
+    expect(stored.turns[1]).toMatchObject({ question: 'This will hang', answer: expect.stringContaining('Stopped by the client'), tool_calls: [expect.objectContaining({ name: 'list_sources', ok: true })] });
   });
 });

@@ -488,7 +488,7 @@ export function mountChat(container, options = {}) {
         if (typeof tookMs === 'number') parts.push(formatDuration(tookMs, { locale }));
         meta.replaceChildren(parts.join(' · '));
         if (body.finished === false) {
-          meta.prepend(h('span', { class: 'ac-badge ac-badge-warn' }, body.stop_reason === 'max_iterations' ? 'Incomplete: step limit reached' : `Incomplete: ${humanize(body.stop_reason ?? 'stopped')}`), ' ');
+          meta.prepend(h('span', { class: 'ac-badge ac-badge-warn' }, body.stop_reason === 'max_iterations' ? 'Incomplete: step limit reached' : body.stop_reason === 'client_stopped' ? 'Stopped before the answer' : `Incomplete: ${humanize(body.stop_reason ?? 'stopped')}`), ' ');
         }
       },
       stopped() {
