@@ -1,5 +1,5 @@
 /**
- * The offline model on the project's analyst question set (test/fixtures/analystQuestions.ts):
+ * The offline model on the project's analyst question set (evaluation/questions.yaml):
  * questions as analysts write them, asked through POST /chat of a real service, follow-ups in
  * one conversation. Prints correct / clarified / declined / wrong, and fails on any wrong
  * answer: a clarification or an honest "I can't" is acceptable, a broader figure never.
@@ -13,7 +13,7 @@ import { loadConfig } from '../../src/config/config.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
 import { createService, type Service } from '../../src/service.ts';
 import { analystQuestions } from '../fixtures/analystQuestions.ts';
-import { outcomeOf, type Outcome } from '../support/answerOutcome.ts';
+import { outcomeOf, type Outcome } from '../../src/evaluation/answerOutcome.ts';
 
 /** Share of the questions with expected figures that must be answered with them (not only not wrong). */
 const MIN_CORRECT_SHARE = 0.8;

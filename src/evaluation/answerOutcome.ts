@@ -5,14 +5,19 @@
  * ones; or figures where it should have asked back or declined). Model-agnostic: it reads
  * only the answer text, so the same rules judge the offline model and a hosted one.
  */
-import type { Expectation } from '../fixtures/analystQuestions.ts';
+import type { Expectation } from './questionSet.ts';
 
 export type Outcome = 'correct' | 'clarified' | 'declined' | 'wrong';
 
 /** Amounts as the answers print them: 1,234.56 and -0.50 (en-US). */
 const amountPattern = /-?\d{1,3}(?:,\d{3})*\.\d{2}(?!\d)/g;
 
-/** The amounts an answer states. */
+/**
+ * The amounts an answer states.
+ *
+ * @example
+ * amountsIn('FI shows 443,100.00 EUR, BPC 333,100.00 EUR.') // ['443,100.00', '333,100.00']
+ */
 export function amountsIn(answer: string): string[] {
   return answer.match(amountPattern) ?? [];
 }
