@@ -1,8 +1,9 @@
 /**
  * Where conversations are kept, as the rest of the service sees them: an asynchronous interface
  * in the style of openai-agents-js's `Session` (every method returns a Promise), so a store on
- * another machine (Postgres, Redis) can replace the SQLite file without touching the routes or
- * the conversation service. SqliteStore (sqliteStore.ts) is the first implementation.
+ * another machine can replace the SQLite file without touching the routes or the conversation
+ * service. SqliteStore (sqliteStore.ts) keeps them in one process's file; PostgresStore
+ * (postgresStore.ts) in PostgreSQL, shared by any number of instances.
  */
 import type { BaseMessage } from '@langchain/core/messages';
 import type { StorageHealth } from './appDatabaseGuard.ts';

@@ -1,33 +1,65 @@
 /**
- * The SessionStore interface over SQLite (SqliteStore): every method answers with a promise
- * (failures reject, never throw), owners stay private, runExclusive serialises a session's work,
- * and artifacts (follow-up state) survive a reopen and go with their session.
+ * The SessionStore contract, run against both stores (SQLite file and PostgreSQL): every method
+ * answers with a promise (failures reject, never throw), owners stay private, runExclusive
+ * serialises a session's work, and artifacts (follow-up state) survive a reopen and go with
+ * their session.
  */
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteStore, type SqliteStore } from '../../src/sessions/sqliteStore.ts';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { openPostgresStore } from '../../src/sessions/postgresStore.ts';
+import type { SessionStore } from '../../src/sessions/sessionStore.ts';
+import { openSqliteStore } from '../../src/sessions/sqliteStore.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
+import { scratchDatabase } from './support/postgresDatabase.ts';
 import { sampleTurn } from './support/turns.ts';
 
-const open: SqliteStore[] = [];
+/** Where one test's conversations are kept: `open` opens (or reopens) a store on it. */
+interface Storage {
+  open(): Promise<SessionStore>;
+}
 
-function storeAt(file: string): SqliteStore {
-  const store = openSqliteStore({ path: file, ttlMs: 0, expiryIntervalMs: 0, healthCheckIntervalMs: 0 });
+const cleanups: (() => Promise<void>)[] = [];
+
+const backends: { name: string; storage: () => Promise<Storage> }[] = [
+  {
+    name: 'SqliteStore',
+    storage: async () => {
+      const file = path.join(temporaryDirectory('session-store-'), 'app.db');
+      return { open: async () => openSqliteStore({ path: file, ttlMs: 0, expiryIntervalMs: 0, healthCheckIntervalMs: 0 }) };
+    },
+  },
+  {
+    name: 'PostgresStore',
+    storage: async () => {
+      const database = await scratchDatabase(inject('postgresAdminUrl'), 'contract');
+      cleanups.push(database.drop);
+      return { open: () => openPostgresStore({ url: database.url, ttlMs: 0, expiryIntervalMs: 0, healthCheckIntervalMs: 0 }) };
+    },
+  },
+];
+
+const open: SessionStore[] = [];
+
+/** A store on `on`, closed after the test. */
+async function opened(on: Storage): Promise<SessionStore> {
+  const store = await on.open();
   open.push(store);
   return store;
 }
 
-const freshFile = () => path.join(temporaryDirectory('session-store-'), 'app.db');
-
 afterEach(async () => {
   for (const store of open.splice(0)) await store.close();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-describe('SqliteStore (SessionStore)', () => {
+describe.each(backends)('$name (SessionStore)', (backend) => {
+  const fresh = async () => opened(await backend.storage());
+
   it('creates, reads, appends and lists through promises, with the history the model gets', async () => {
-    const store = storeAt(freshFile());
+    const store = await fresh();
     const session = await store.create('key-a');
     expect(await store.get(session.id, 'key-b')).toBeUndefined();
+    expect(await store.get(session.id)).toBeUndefined();
     expect(await store.appendTurn(session.id, sampleTurn('Total FI?'))).toBe(true);
     expect((await store.get(session.id, 'key-a'))?.turns).toBe(1);
     const { messages, omittedTurns } = await store.recentHistory(session.id, 'key-a');
@@ -35,17 +67,22 @@ describe('SqliteStore (SessionStore)', () => {
     expect(omittedTurns).toBe(0);
     expect((await store.recentHistory(session.id, 'key-b')).messages).toEqual([]);
     expect((await store.list({ owner: 'key-a' })).sessions.map((s) => s.id)).toEqual([session.id]);
+    expect((await store.list()).sessions).toEqual([]);
     expect((await store.history(session.id, 'key-a'))?.turnRecords).toHaveLength(1);
+    expect(await store.history(session.id, 'key-b')).toBeUndefined();
+    expect(await store.delete(session.id, 'key-b')).toBe(false);
+    expect(await store.delete(session.id, 'key-a')).toBe(true);
   });
 
   it('rejects (never throws) for a bad page request', async () => {
-    const store = storeAt(freshFile());
+    const store = await fresh();
     const listing = store.list({ limit: 0 });
     await expect(listing).rejects.toThrow(RangeError);
+    await expect(store.list({ cursor: 'nonsense' })).rejects.toThrow(RangeError);
   });
 
   it('runs the work on one session one at a time, in arrival order', async () => {
-    const store = storeAt(freshFile());
+    const store = await fresh();
     const session = await store.create();
     const order: string[] = [];
     const slow = store.runExclusive(session.id, async () => {
@@ -61,17 +98,22 @@ describe('SqliteStore (SessionStore)', () => {
   });
 
   it('keeps artifacts across a reopen, replaces them by key and deletes them with the session', async () => {
-    const file = freshFile();
-    const first = storeAt(file);
+    const storage = await backend.storage();
+    const first = await storage.open();
     const session = await first.create();
     expect(await first.saveArtifact(session.id, 'comparison:cmp_1', { args: { a: 1 }, rows: [1, 2] })).toBe(true);
     expect(await first.saveArtifact(session.id, 'comparison:cmp_1', { args: { a: 2 } })).toBe(true);
     await first.close();
-    const again = storeAt(file);
+    const again = await opened(storage);
     expect(await again.artifact(session.id, 'comparison:cmp_1')).toEqual({ args: { a: 2 } });
     expect(await again.artifact(session.id, 'missing')).toBeUndefined();
     expect(await again.delete(session.id)).toBe(true);
     expect(await again.artifact(session.id, 'comparison:cmp_1')).toBeUndefined();
     expect(await again.saveArtifact(session.id, 'comparison:cmp_1', 1)).toBe(false);
+  });
+
+  it('reports healthy storage from memory', async () => {
+    const store = await fresh();
+    expect(store.storageHealth()).toEqual({ status: 'ok' });
   });
 });

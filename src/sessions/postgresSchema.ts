@@ -1,0 +1,96 @@
+/**
+ * The application database's schema in PostgreSQL (APP_DB=postgres://…): the same tables as the
+ * SQLite file (appDatabase.ts) plus `session_leases`, which serialises a session's turns across
+ * service instances. Every instance creates the schema when it opens; the creation runs in one
+ * transaction under an advisory lock, so instances starting at once neither race on
+ * `CREATE TABLE IF NOT EXISTS` (which is not safe against itself) nor see half a schema.
+ */
+import type pg from 'pg';
+import { ConfigurationError } from '../errors/index.ts';
+
+/** The schema this code writes, kept in `app_schema_version`. */
+export const POSTGRES_SCHEMA_VERSION = 1;
+
+/** Any fixed 64-bit number: the advisory lock every instance takes while it creates the schema. */
+const SCHEMA_LOCK = 7_301_513_224_081_337;
+
+/*
+ * Ids sort bytewise (COLLATE "C") as SQLite's do, so pages follow the same order on both stores.
+ * Tool calls, usage, messages and artifacts are `json` (kept as written, key order included):
+ * they are only ever read back whole.
+ */
+const schema = `
+CREATE TABLE IF NOT EXISTS app_schema_version (
+  version integer NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+  id         text COLLATE "C" PRIMARY KEY,
+  title      text,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL,
+  turns      integer NOT NULL DEFAULT 0,
+  owner      text
+);
+CREATE INDEX IF NOT EXISTS sessions_by_updated_at ON sessions (updated_at, id);
+CREATE INDEX IF NOT EXISTS sessions_by_owner ON sessions (owner, updated_at, id);
+CREATE TABLE IF NOT EXISTS turns (
+  session_id  text COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  seq         integer NOT NULL,
+  question    text NOT NULL,
+  answer      text NOT NULL,
+  finished    boolean NOT NULL,
+  stop_reason text NOT NULL,
+  iterations  integer NOT NULL,
+  tool_calls  json NOT NULL,
+  usage       json NOT NULL,
+  started_at  timestamptz NOT NULL,
+  finished_at timestamptz NOT NULL,
+  PRIMARY KEY (session_id, seq)
+);
+CREATE TABLE IF NOT EXISTS messages (
+  session_id text COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  seq        integer NOT NULL,
+  turn_seq   integer NOT NULL,
+  message    json NOT NULL,
+  PRIMARY KEY (session_id, seq)
+);
+CREATE TABLE IF NOT EXISTS session_artifacts (
+  session_id text COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  key        text NOT NULL,
+  value      json NOT NULL,
+  updated_at timestamptz NOT NULL,
+  PRIMARY KEY (session_id, key)
+);
+-- Who runs a turn on a session now, until when (the server's clock). No foreign key: a lease
+-- outlives a session deleted during its turn and is released by its holder as usual.
+CREATE TABLE IF NOT EXISTS session_leases (
+  session_id text COLLATE "C" PRIMARY KEY,
+  holder     text NOT NULL,
+  expires_at timestamptz NOT NULL
+);
+`;
+
+/**
+ * Creates the schema when missing and records its version; refuses a database a newer version
+ * of the service wrote.
+ * @throws ConfigurationError naming APP_DB for a newer schema; the driver's error otherwise.
+ * @example
+ * await migratePostgres(client); // client: a connection of the APP_DB pool
+ */
+export async function migratePostgres(client: pg.ClientBase): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+    await client.query(schema);
+    const rows = (await client.query<{ version: number }>('SELECT version FROM app_schema_version')).rows;
+    const version = rows.reduce((highest, row) => Math.max(highest, row.version), 0);
+    if (version > POSTGRES_SCHEMA_VERSION) {
+      throw new ConfigurationError(`APP_DB: the PostgreSQL database has schema version ${version}; this service knows version ${POSTGRES_SCHEMA_VERSION}. Upgrade the service or point APP_DB at another database.`);
+    }
+    if (rows.length === 0) await client.query('INSERT INTO app_schema_version (version) VALUES ($1)', [POSTGRES_SCHEMA_VERSION]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
