@@ -3,9 +3,10 @@
  * drill-down) reuse them instead of recomputing. Bounded in count and age: an unknown or
  * expired id is an error that tells the model to run the comparison again.
  *
- * In a conversation (/chat) the comparison is kept in the session's state (the session store),
- * so its id works after a restart and on another instance; without one (POST /tools) it is kept
- * in this process's LRU cache.
+ * The comparison is kept in the context's state: in a conversation (/chat) the session's (the
+ * session store), so its id works after a restart and on another instance; for POST /tools and
+ * MCP the calling key's. Without a state (a tool called directly) it is kept in this process's
+ * LRU cache.
  */
 import type { z } from 'zod';
 import { randomBytes } from 'node:crypto';
@@ -50,10 +51,7 @@ export function createComparisonStore(options: { ttlMs?: number; max?: number; n
     recall(id) {
       const found = cache.get(id);
       if (found) return found;
-      throw new ToolError('unknown_value', `Comparison '${id}' is unknown or has expired (ids last ${Math.round(ttlMs / 60000)} minutes).`, {
-        hint: 'Run compare_sources again with the same arguments to get a new comparison_id.',
-        details: { argument: 'comparison_id', value: id },
-      });
+      throw unknownComparison(id, ttlMs);
     },
   };
 }
@@ -77,12 +75,22 @@ export async function rememberComparison(context: Pick<ToolContext, 'state'>, co
 }
 
 /**
- * The comparison behind `id`, from the conversation's state or else the process's store.
+ * The comparison behind `id`, from the context's state, or the process's store without one.
  * @throws ToolError unknown_value when neither knows it.
  * @example
  * const { args, result } = await recallComparison(context, 'cmp_…');
  */
 export async function recallComparison(context: Pick<ToolContext, 'state'>, id: string, store: ComparisonStore = comparisons): Promise<StoredComparison> {
-  const kept = context.state ? ((await context.state.get(stateKey(id))) as StoredComparison | undefined) : undefined;
-  return kept ?? store.recall(id);
+  if (!context.state) return store.recall(id);
+  // Only the context's own state: an id kept for another conversation or caller does not exist here.
+  const kept = (await context.state.get(stateKey(id))) as StoredComparison | undefined;
+  if (!kept) throw unknownComparison(id, COMPARISON_TTL_MS);
+  return kept;
+}
+
+function unknownComparison(id: string, ttlMs: number): ToolError {
+  return new ToolError('unknown_value', `Comparison '${id}' is unknown or has expired (ids last ${Math.round(ttlMs / 60000)} minutes).`, {
+    hint: 'Run compare_sources again with the same arguments to get a new comparison_id.',
+    details: { argument: 'comparison_id', value: id },
+  });
 }

@@ -13,10 +13,13 @@ import type { DataAccess } from '../data/dataAccess.ts';
 import { ModelProviderError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ChatModelWithTools } from '../model/chatModel.ts';
+import { describeScope, type Caller } from '../scopes/dataScope.ts';
+import { ScopedViews } from '../scopes/scopedView.ts';
 import type { SessionSummary } from '../sessions/sessionRecords.ts';
 import type { SessionStore } from '../sessions/sessionStore.ts';
 import type { KnowledgeBase, SessionState, ToolContext } from '../skills/api.ts';
 import type { SkillRegistry, ToolOutcome } from '../skills/registry.ts';
+import { CallerStates } from './callerState.ts';
 import { DEFAULT_SESSION_MAX_TURNS, SessionGoneError, TurnLimitError } from './turnErrors.ts';
 
 /**
@@ -33,13 +36,19 @@ export interface ConversationDependencies {
   readonly knowledge?: KnowledgeBase | undefined;
   /** Turns one conversation may hold (SESSION_MAX_TURNS); absent: 200. */
   readonly sessionMaxTurns?: number | undefined;
+  /**
+   * The model for a scoped catalog, when the model itself knows the catalog (the offline model's
+   * vocabulary): a scoped key's questions are then understood only in its scope's words.
+   * Absent: every caller shares `model` (a remote model learns the catalog from tool results).
+   */
+  readonly modelFor?: ((catalog: Catalog) => ChatModelWithTools) | undefined;
 }
 
 /** One question on an opened session. */
 export interface TurnRequest {
   session: SessionSummary;
-  /** The caller's identity (API key), as the session was opened with. */
-  owner?: string | undefined;
+  /** Who asks (the API key's name, identity and scope); its identity opened the session. */
+  caller?: Caller | undefined;
   question: string;
   /** BCP 47 locale the answer's numbers are written in. */
   locale?: string | undefined;
@@ -62,7 +71,16 @@ export interface ToolRun {
 }
 
 export class ConversationService {
-  constructor(private readonly deps: ConversationDependencies) {}
+  /** What scoped keys see of the catalog, data and knowledge, built once per scope. */
+  private readonly views: ScopedViews;
+  /** Models for scoped catalogs, by scope, for the model they were made from (skill reloads replace it). */
+  private scopedModels = new WeakMap<ChatModelWithTools, Map<string, ChatModelWithTools>>();
+  /** Follow-up values of tool calls outside conversations (a comparison_id from POST /tools), per caller. */
+  private readonly callerStates = new CallerStates();
+
+  constructor(private readonly deps: ConversationDependencies) {
+    this.views = new ScopedViews(deps.catalog, deps.data);
+  }
 
   get maxTurns(): number {
     return this.deps.sessionMaxTurns ?? DEFAULT_SESSION_MAX_TURNS;
@@ -92,7 +110,8 @@ export class ConversationService {
    */
   ask(request: TurnRequest): Promise<AgentRunResult> {
     const { sessions } = this.deps;
-    const { session, owner } = request;
+    const { session, caller } = request;
+    const owner = caller?.identity;
     return sessions.runExclusive(session.id, async () => {
       // Earlier turns of this session ran first: it may have been deleted or filled up meanwhile.
       const current = await sessions.get(session.id, owner);
@@ -104,14 +123,14 @@ export class ConversationService {
       let run: AgentRunResult;
       try {
         run = await runAgent({
-          model: this.deps.model,
+          model: this.modelFor(caller),
           registry: this.deps.registry,
           systemPrompt: this.deps.systemPrompt,
           history,
           omittedTurns,
           question: request.question,
           ...(request.locale ? { locale: request.locale } : {}),
-          toolContext: { ...this.toolContext(request.logger), state: this.sessionState(session.id) },
+          toolContext: { ...this.toolContext(request.logger.child(auditFields(caller)), undefined, caller), state: this.sessionState(session.id) },
           signal: request.signal,
           ...(request.onEvent ? { onEvent: request.onEvent } : {}),
           ...(request.hooks ? { hooks: request.hooks } : {}),
@@ -130,13 +149,34 @@ export class ConversationService {
   }
 
   /**
-   * The context tools run in, for the agent and for direct tool calls alike.
+   * The context tools run in, for the agent and for direct tool calls alike: a scoped caller's
+   * catalog, data and knowledge are its scope's (the data layer adds the scope to every query).
    * @example
-   * const outcome = await registry.execute(toolName, {}, conversations.toolContext(logger, signal));
+   * const outcome = await registry.execute(toolName, {}, conversations.toolContext(logger, signal, caller));
    */
-  toolContext(logger: Logger, signal?: AbortSignal): ToolContext {
-    const { catalog, data, knowledge } = this.deps;
+  toolContext(logger: Logger, signal?: AbortSignal, caller?: Caller): ToolContext {
+    const { catalog, data, knowledge } = caller?.scope ? this.views.viewFor(caller.scope, this.deps.knowledge) : this.deps;
     return { catalog, data, knowledge, logger, ...(signal ? { signal } : {}) };
+  }
+
+  /**
+   * Words a caller must not be shown (hidden values, their names, hidden sources), for text
+   * served outside tools (knowledge files as MCP resources); none for an unscoped caller.
+   */
+  hiddenTerms(caller?: Caller): string[] {
+    return caller?.scope ? this.views.viewFor(caller.scope, this.deps.knowledge).hiddenTerms : [];
+  }
+
+  /** The model a caller's questions go to: one that knows only its scope's catalog, when the model knows catalogs. */
+  private modelFor(caller: Caller | undefined): ChatModelWithTools {
+    const { model, modelFor } = this.deps;
+    if (!caller?.scope || !modelFor) return model;
+    let byScope = this.scopedModels.get(model);
+    if (!byScope) this.scopedModels.set(model, (byScope = new Map()));
+    const key = describeScope(caller.scope);
+    let scoped = byScope.get(key);
+    if (!scoped) byScope.set(key, (scoped = modelFor(this.views.viewFor(caller.scope, this.deps.knowledge).catalog)));
+    return scoped;
   }
 
   /**
@@ -161,10 +201,13 @@ export class ConversationService {
    * @example
    * const { outcome, durationMs } = await conversations.runTool(toolName, {}, { logger, signal });
    */
-  async runTool(name: string, args: unknown, options: { logger: Logger; signal?: AbortSignal }): Promise<ToolRun> {
+  async runTool(name: string, args: unknown, options: { logger: Logger; signal?: AbortSignal; caller?: Caller | undefined }): Promise<ToolRun> {
     const started = performance.now();
-    const outcome = await this.deps.registry.execute(name, args, this.toolContext(options.logger, options.signal));
-    return { outcome, durationMs: Math.round((performance.now() - started) * 10) / 10 };
+    const context = { ...this.toolContext(options.logger, options.signal, options.caller), state: this.callerStates.for(options.caller?.identity) };
+    const outcome = await this.deps.registry.execute(name, args, context);
+    const durationMs = Math.round((performance.now() - started) * 10) / 10;
+    options.logger.info({ ...auditFields(options.caller), tool: name, duration_ms: durationMs, ok: outcome.ok, ...(outcome.ok ? {} : { error_code: outcome.error.code }) }, 'tool call');
+    return { outcome, durationMs };
   }
 
   /** Stores a turn that ended before its answer, so the next question continues from it. */
@@ -189,4 +232,13 @@ const STOPPED_BY_CLIENT = 'Stopped by the client before the answer was written. 
 
 function providerFailureNote(error: ModelProviderError, progress: TurnProgress): string {
   return `The model provider failed (${error.kind.replace('_', ' ')}): ${error.message} The question${progress.toolCalls.length ? ' and the tool results so far' : ''} are kept in this conversation; ask again to continue.`;
+}
+
+/**
+ * The audit fields of every tool call line: which key (by name, never the key) with which
+ * scope. The agent's and runTool's 'tool call' lines carry them, so each tool call on every
+ * path (/chat, /tools, /mcp) leaves one audit line.
+ */
+function auditFields(caller: Caller | undefined): { key: string | null; scope: string } {
+  return { key: caller?.name ?? null, scope: describeScope(caller?.scope) };
 }

@@ -37,8 +37,9 @@ export interface ToolContext {
   knowledge?: KnowledgeBase;
   /**
    * The conversation's durable state (the session store's artifacts), for values a follow-up
-   * turn needs, such as a comparison behind a comparison_id. Present for /chat turns; absent
-   * for POST /tools, which has no session: tools then keep such values in process.
+   * turn needs, such as a comparison behind a comparison_id. For /chat turns, the session's
+   * state (shared by every instance); for POST /tools and MCP calls, the calling key's state in
+   * this process. Absent only when a tool is called directly (tests, scripts).
    */
   state?: SessionState;
 }

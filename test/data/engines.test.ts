@@ -10,6 +10,7 @@ import { Connections } from '../../src/data/connections.ts';
 import { createDataAccess, type DataAccess } from '../../src/data/dataAccess.ts';
 import { distinctValues, valueExists } from '../../src/data/lookups.ts';
 import type { MergeQuery, SelectQuery } from '../../src/data/query.ts';
+import { restrictRows } from '../../src/data/restrictedData.ts';
 import { ToolError } from '../../src/errors/index.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { engineFixture, type EngineFixture, type FixtureEngine } from '../support/engineFixture.ts';
@@ -132,6 +133,26 @@ describe.each(engines)('the data layer on %s', (engine) => {
     controller.abort();
     const error = await data.run({ kind: 'select', table: 'a', columns: [{ name: 'doc', column: 'doc' }] }, controller.signal).catch((e: unknown) => e);
     expect(ToolError.isInstance(error)).toBe(true);
+  });
+  it('reads only the rows a restriction allows, in selects, folds and both sides of a merge, and no other table', async () => {
+    // Only currency EUR may be read of a; all of b.
+    const restricted = restrictRows(data, [
+      { connection: 'default', table: 'a', where: [{ column: 'cur', kind: 'in', values: ['EUR'] }] },
+      { connection: 'default', table: 'b', where: [] },
+    ]);
+    const { rows } = await restricted.run({ kind: 'select', table: 'a', columns: [{ name: 'currency', column: 'cur' }], aggregates: [{ name: 'rows', function: 'count' }], where: [{ kind: 'any', filters: [{ column: 'cur', kind: 'in', values: ['USD'] }, { column: 'cur', kind: 'null' }] }] });
+    expect(rows).toEqual([]);
+    const folded = await restricted.run({ kind: 'fold', select: { kind: 'select', table: 'a', columns: [{ name: 'doc', column: 'doc' }], aggregates: [{ name: 'amount', function: 'sum', column: 'amount' }] }, fold: sumField.with({ field: 'amount' }) });
+    expect(folded.folded).toEqual({ total: 260, rows: 3 });
+    const merged = await restricted.run(merge);
+    expect(merged.partitions.map((p) => ({ ...p, a: Math.round(p.a * 100) / 100, b: Math.round(p.b * 100) / 100 }))).toEqual([
+      { partition: 'EUR', keys: 3, a: 260, b: 259.99 },
+      { partition: 'USD', keys: 1, a: 0, b: 7 },
+    ]);
+    const other = await restrictRows(data, [{ connection: 'default', table: 'b', where: [] }])
+      .run({ kind: 'select', table: 'a', aggregates: [{ name: 'rows', function: 'count' }] })
+      .catch((e: unknown) => e);
+    expect(ToolError.isInstance(other) && other.code).toBe('unknown_source');
   });
 });
 

@@ -349,8 +349,8 @@ describe('configuration and key checks', () => {
   it('identifies exactly the configured keys', () => {
     const keys = new ApiKeys([KEY_A, KEY_B]);
     expect(keys.enabled).toBe(true);
-    expect(keys.identify(KEY_A)).toBe(keyIdentity(KEY_A));
-    expect(keys.identify(KEY_B)).toBe(keyIdentity(KEY_B));
+    expect(keys.identify(KEY_A)?.identity).toBe(keyIdentity(KEY_A));
+    expect(keys.identify(KEY_B)?.identity).toBe(keyIdentity(KEY_B));
     expect(keyIdentity(KEY_A)).not.toBe(keyIdentity(KEY_B));
     for (const other of [WRONG, '', KEY_A.toUpperCase(), `${KEY_A} `, KEY_A.slice(1)]) expect(keys.identify(other)).toBeUndefined();
     expect(new ApiKeys([]).enabled).toBe(false);

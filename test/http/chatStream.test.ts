@@ -115,7 +115,7 @@ describe('POST /chat streamed, OpenAI-compatible model', () => {
     expect(history).toContain('user:Hi');
     expect(history).toContain('user:This will hang');
     expect(history.some((line: string) => line.startsWith('tool:'))).toBe(true);
-    const stored = await fetch(`${url}/sessions/${session_id}`).then((r) => r.json());
+    const stored: any = await fetch(`${url}/sessions/${session_id}`).then((r) => r.json());
     expect(stored.turns.map((turn: { stop_reason: string; finished: boolean }) => [turn.stop_reason, turn.finished])).toEqual([
       ['completed', true],
       ['client_stopped', false],

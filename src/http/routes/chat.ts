@@ -36,9 +36,9 @@ export function chatRoutes(services: AppServices, conversations: ConversationSer
   router.post('/chat', async (request, response) => {
     const body = jsonBody<ChatRequest>(request, response);
     if (!body) return;
-    const owner = callerOf(response);
+    const caller = callerOf(response);
     // A full session (TurnLimitError) or unavailable storage is answered by errorHandler (problemFor).
-    const session = await conversations.open(body.session_id, owner);
+    const session = await conversations.open(body.session_id, caller?.identity);
     if (!session) {
       sendProblem(response, 'sessionNotFound', `No session '${body.session_id}': it never existed or has expired. Omit session_id to start a new conversation.`);
       return;
@@ -57,7 +57,7 @@ export function chatRoutes(services: AppServices, conversations: ConversationSer
     try {
       const result = await conversations.ask({
         session,
-        owner,
+        caller,
         question: body.message,
         locale: body.locale,
         logger,

@@ -9,7 +9,7 @@ import { decodeCursor, DEFAULT_PAGE_SIZE } from '../../sessions/sessionPaging.ts
 import type { SessionSummary, TurnRecord } from '../../sessions/sessionRecords.ts';
 import type { AppServices } from '../app.ts';
 import { sendProblem } from '../problem.ts';
-import { callerOf } from '../security/access.ts';
+import { ownerOf } from '../security/access.ts';
 
 /** Turns per page of GET /sessions/{id} when paged (`limit`); without it every turn comes (at most SESSION_MAX_TURNS). */
 const MAX_TURNS_PAGE = 200;
@@ -27,7 +27,7 @@ export function sessionRoutes(services: AppServices): Router {
     const cursor = typeof request.query.cursor === 'string' ? request.query.cursor : undefined;
     // The spec checks the cursor's characters; whether it is one of ours only the decoder knows.
     if (cursor !== undefined && decodeCursor(cursor) === undefined) return invalidCursor(response);
-    const page = await services.sessions.list({ limit: numberParameter(request.query.limit) ?? DEFAULT_PAGE_SIZE, cursor, owner: callerOf(response) });
+    const page = await services.sessions.list({ limit: numberParameter(request.query.limit) ?? DEFAULT_PAGE_SIZE, cursor, owner: ownerOf(response) });
     response.json({ sessions: page.sessions.map(summaryJson), next_cursor: page.nextCursor });
   });
 
@@ -36,13 +36,13 @@ export function sessionRoutes(services: AppServices): Router {
     const limit = numberParameter(request.query.limit);
     const after = numberParameter(request.query.after);
     const paged = limit !== undefined || after !== undefined;
-    const history = await services.sessions.history(request.params.id, callerOf(response), paged ? { limit: limit ?? MAX_TURNS_PAGE, after: after ?? 0 } : undefined);
+    const history = await services.sessions.history(request.params.id, ownerOf(response), paged ? { limit: limit ?? MAX_TURNS_PAGE, after: after ?? 0 } : undefined);
     if (!history) return notFound(response, request.params.id);
     response.json({ ...summaryJson(history), turns: history.turnRecords.map(turnJson), ...(paged ? { next_after: history.nextAfter ?? null } : {}) });
   });
 
   router.delete('/sessions/:id', async (request, response) => {
-    if (!(await services.sessions.delete(request.params.id, callerOf(response)))) return notFound(response, request.params.id);
+    if (!(await services.sessions.delete(request.params.id, ownerOf(response)))) return notFound(response, request.params.id);
     request.log.info({ session_id: request.params.id }, 'session deleted');
     response.status(204).end();
   });

@@ -8,6 +8,7 @@ import type { ConversationService } from '../../conversations/conversationServic
 import { abortOnDisconnect } from '../abortOnDisconnect.ts';
 import type { AppServices } from '../app.ts';
 import { sendProblem, type ProblemKind } from '../problem.ts';
+import { callerOf } from '../security/access.ts';
 
 /** Tool errors that mean "not now" rather than "not like this": 503 problems with Retry-After. */
 const unavailableKinds: Partial<Record<string, ProblemKind>> = { busy: 'busy', data_unavailable: 'dataUnavailable', source_unavailable: 'dataUnavailable' };
@@ -55,12 +56,11 @@ export function toolRoutes(services: AppServices, conversations: ConversationSer
     // A client that hangs up cancels its work: queued queries leave the line, running ones stop.
     const disconnected = abortOnDisconnect(response);
     // The same tool context as the agent's (the conversation service builds both).
-    const { outcome, durationMs } = await conversations.runTool(name, args, { logger: request.log, signal: disconnected });
+    const { outcome, durationMs } = await conversations.runTool(name, args, { logger: request.log, signal: disconnected, caller: callerOf(response) });
     if (disconnected.aborted) {
       request.log.info({ tool: name, duration_ms: durationMs }, 'tool call cancelled: the client went away');
       return;
     }
-    request.log.info({ tool: name, duration_ms: durationMs, ok: outcome.ok, ...(outcome.ok ? {} : { error_code: outcome.error.code }) }, 'tool call');
     if (outcome.ok) {
       response.json({ tool: name, ok: true, result: outcome.result, duration_ms: durationMs, ...(outcome.presentation ? { presentation: outcome.presentation } : {}) });
       return;

@@ -10,15 +10,21 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { sendProblem } from '../problem.ts';
+import type { Caller } from '../../scopes/dataScope.ts';
 import { bearerToken, type ApiKeys } from './apiKeys.ts';
 
-/** Where a request's identity is kept (the key's short hash; never the key). */
-const IDENTITY = 'accessIdentity';
+/** Where a request's caller is kept (name, identity and scope; never the key). */
+const CALLER = 'accessCaller';
 
-/** The identity of the key the request was made with; undefined when API keys are off or no valid key was sent. */
-export function callerOf(response: Response): string | undefined {
-  const identity: unknown = response.locals[IDENTITY];
-  return typeof identity === 'string' ? identity : undefined;
+/** Who made the request: the key's caller; undefined when API keys are off or no valid key was sent. */
+export function callerOf(response: Response): Caller | undefined {
+  const caller: unknown = response.locals[CALLER];
+  return typeof caller === 'object' && caller !== null ? (caller as Caller) : undefined;
+}
+
+/** The identity the request's sessions are owned by (the key's short hash); undefined without keys. */
+export function ownerOf(response: Response): string | undefined {
+  return callerOf(response)?.identity;
 }
 
 /** Routes anyone may GET (or HEAD): liveness, the web chat, its assets and the API description. */
@@ -41,8 +47,8 @@ export function identifyCaller(keys: ApiKeys): RequestHandler {
   return (request, response, next) => {
     if (keys.enabled) {
       const token = bearerToken(request.headers.authorization);
-      const identity = token === undefined ? undefined : keys.identify(token);
-      if (identity !== undefined) response.locals[IDENTITY] = identity;
+      const caller = token === undefined ? undefined : keys.identify(token);
+      if (caller !== undefined) response.locals[CALLER] = caller;
     }
     next();
   };

@@ -1,10 +1,13 @@
 /**
- * API keys (`API_KEYS`): checking a request's `Authorization: Bearer <key>` against the
- * configured keys, and the identity a key gives its sessions. Keys are compared in constant
+ * API keys (`API_KEYS`, and the named, scoped keys of `API_KEYS_FILE`): checking a request's
+ * `Authorization: Bearer <key>` against the configured keys, and the caller a key makes: its
+ * name, the identity its sessions are owned by, and its data scope. Keys are compared in constant
  * time over SHA-256 digests (so neither a key's content nor its length leaks through timing),
  * and a key itself is never stored or logged: sessions carry a short hash of it instead.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { describeScope, type Caller } from '../../scopes/dataScope.ts';
+import type { DeclaredKey } from './keysFile.ts';
 
 /** The digest keys are compared by. */
 function digest(key: string): Buffer {
@@ -19,29 +22,53 @@ export function keyIdentity(key: string): string {
   return createHash('sha256').update(`analyst-agent owner\0${key}`, 'utf8').digest('hex').slice(0, 16);
 }
 
-export class ApiKeys {
-  private readonly digests: Buffer[];
+/** A key as the service recognises it: its SHA-256 and the caller it makes. */
+interface KnownKey {
+  digest: Buffer;
+  caller: Caller;
+}
 
-  /** `keys`: the configured keys (already trimmed, none empty). */
-  constructor(keys: readonly string[]) {
-    this.digests = keys.map(digest);
+export class ApiKeys {
+  private readonly known: KnownKey[];
+
+  /**
+   * `keys`: the configured keys of API_KEYS (already trimmed, none empty), which see everything;
+   * `declared`: the keys file's named, scoped keys.
+   */
+  constructor(keys: readonly string[], declared: readonly DeclaredKey[] = []) {
+    this.known = [
+      ...keys.map((key) => {
+        const identity = keyIdentity(key);
+        return { digest: digest(key), caller: { name: `key:${identity}`, identity } };
+      }),
+      ...declared.map((key) => ({ digest: key.sha256, caller: declaredCaller(key) })),
+    ];
   }
 
   /** False when no keys are configured: everything is open, sessions have no owner. */
   get enabled(): boolean {
-    return this.digests.length > 0;
+    return this.known.length > 0;
   }
 
   /**
-   * The identity of `candidate` when it is one of the keys, else undefined. Every configured key
-   * is compared, whatever matches, so the time taken does not tell which one (or whether any) did.
+   * The caller `candidate` is the key of, else undefined. Every configured key is compared,
+   * whatever matches, so the time taken does not tell which one (or whether any) did.
    */
-  identify(candidate: string): string | undefined {
+  identify(candidate: string): Caller | undefined {
     const given = digest(candidate);
-    let matched = false;
-    for (const known of this.digests) matched = timingSafeEqual(given, known) || matched;
-    return matched ? keyIdentity(candidate) : undefined;
+    let matched: Caller | undefined;
+    for (const known of this.known) if (timingSafeEqual(given, known.digest)) matched ??= known.caller;
+    return matched;
   }
+}
+
+/**
+ * A keys-file key owns its sessions by name and scope: a rotated key (same name, new secret)
+ * keeps its conversations, and a narrowed scope never shows conversations held under the wider one.
+ */
+function declaredCaller(key: DeclaredKey): Caller {
+  const identity = createHash('sha256').update(`analyst-agent key\0${key.name}\0${describeScope(key.scope)}`, 'utf8').digest('hex').slice(0, 16);
+  return { name: key.name, identity, ...(key.scope ? { scope: key.scope } : {}) };
 }
 
 /** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), else undefined. */

@@ -7,7 +7,7 @@
 import type { RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { sendProblem } from '../problem.ts';
-import { callerOf } from './access.ts';
+import { ownerOf } from './access.ts';
 
 /** A limiter allowing `perMinute` requests a minute; undefined when `perMinute` is 0 (no limit). */
 export function rateLimiter(perMinute: number): RequestHandler | undefined {
@@ -20,8 +20,8 @@ export function rateLimiter(perMinute: number): RequestHandler | undefined {
     identifier: 'per-minute',
     skip: (request) => request.path === '/health',
     keyGenerator: (request, response) => {
-      const caller = callerOf(response);
-      return caller !== undefined ? `key:${caller}` : `ip:${ipKeyGenerator(request.ip ?? 'unknown', 56)}`;
+      const owner = ownerOf(response);
+      return owner !== undefined ? `key:${owner}` : `ip:${ipKeyGenerator(request.ip ?? 'unknown', 56)}`;
     },
     handler: (_request, response) => {
       const retryAfter = Number(response.getHeader('Retry-After') ?? 60);

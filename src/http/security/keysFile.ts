@@ -1,0 +1,100 @@
+/**
+ * The keys file (`API_KEYS_FILE`, YAML or JSON): API keys with a name and a data scope each.
+ * A key is given by its SHA-256 (so the file holds no secret) or read from an environment
+ * variable; the key itself is never stored, logged or returned. Read once at startup: a bad file
+ * stops the service with one message naming the entry, never half-applied.
+ *
+ * @example
+ * keys:
+ *   - name: emea-dashboard
+ *     key_env: EMEA_DASHBOARD_KEY
+ *     scopes: { company: ["1000"], sources: [fi_reporting, bpc_reporting] }
+ *   - name: group-controlling
+ *     key_sha256: 9b7c…   # sha256 of the key, hex (printf %s "$KEY" | sha256sum)
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { z } from 'zod';
+import { ConfigurationError } from '../../errors/index.ts';
+import type { DataScope } from '../../scopes/dataScope.ts';
+
+/** A key from the keys file: what it is called, the SHA-256 it is recognised by, what it may see. */
+export interface DeclaredKey {
+  name: string;
+  sha256: Buffer;
+  /** Undefined: every source and value. */
+  scope: DataScope | undefined;
+}
+
+/** The same rule as API_KEYS, so a key works in either place. */
+const KEY_PATTERN = /^[\x21-\x7e]{16,200}$/;
+
+const scopeValues = z.array(z.union([z.string(), z.number()]).transform(String)).min(1, { error: 'must list at least one value' });
+
+const entrySchema = z
+  .strictObject({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/, { error: 'must be 1 to 64 letters, digits or _ . @ - (it appears in audit logs)' }),
+    key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { error: 'must be an environment variable name' }).optional(),
+    key_sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, { error: 'must be the key\'s SHA-256 as 64 hex digits' }).optional(),
+    scopes: z.record(z.string(), scopeValues).optional(),
+  })
+  .refine((entry) => (entry.key_env === undefined) !== (entry.key_sha256 === undefined), { error: 'give exactly one of key_env and key_sha256' });
+
+const fileSchema = z.strictObject({ keys: z.array(z.unknown()).min(1, { error: 'must list at least one key' }) });
+
+/**
+ * Reads and checks the keys file; scopes are checked against the catalog later (dataScope.checkScope).
+ * @throws ConfigurationError naming API_KEYS_FILE and the entry at fault.
+ * @example
+ * const keys = readKeysFile('config/keys.yaml', process.env);
+ */
+export function readKeysFile(file: string, environment: NodeJS.ProcessEnv): DeclaredKey[] {
+  const fail = (problem: string): never => {
+    throw new ConfigurationError(`Invalid configuration:\n  API_KEYS_FILE: ${problem}`);
+  };
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    fail(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let document: unknown;
+  try {
+    // YAML is a superset of JSON: one parser reads both.
+    document = parse(text);
+  } catch (error) {
+    fail(`${file} is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`);
+  }
+  const parsed = fileSchema.safeParse(document);
+  if (!parsed.success) fail(`${file} must hold 'keys:', a list of keys (${parsed.error.issues[0]?.message})`);
+  const keys: DeclaredKey[] = [];
+  parsed.data!.keys.forEach((raw, index) => {
+    const entry = entrySchema.safeParse(raw);
+    if (!entry.success) {
+      const issue = entry.error.issues[0]!;
+      return fail(`keys[${index}]${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}`);
+    }
+    const { name, key_env, key_sha256, scopes } = entry.data;
+    if (keys.some((key) => key.name === name)) fail(`keys[${index}]: the name '${name}' is used twice`);
+    let sha256: Buffer;
+    if (key_env !== undefined) {
+      const key = environment[key_env]?.trim();
+      if (!key) return fail(`keys[${index}] (${name}): the environment variable ${key_env} is not set`);
+      if (!KEY_PATTERN.test(key)) return fail(`keys[${index}] (${name}): the key in ${key_env} must be 16 to 200 visible ASCII characters`);
+      sha256 = createHash('sha256').update(key, 'utf8').digest();
+    } else {
+      sha256 = Buffer.from(key_sha256!, 'hex');
+    }
+    if (keys.some((key) => key.sha256.equals(sha256))) fail(`keys[${index}] (${name}): the same key is declared twice`);
+    keys.push({ name, sha256, scope: scopes === undefined ? undefined : scopeOf(scopes) });
+  });
+  return keys;
+}
+
+/** `sources` is the list of sources; every other entry is a dimension and its values. Nothing listed: no scope. */
+function scopeOf(scopes: Record<string, string[]>): DataScope | undefined {
+  const { sources, ...values } = scopes;
+  if (!sources && Object.keys(values).length === 0) return undefined;
+  return { ...(sources ? { sources } : {}), values };
+}
