@@ -5,16 +5,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Express } from 'express';
+import type { Catalog } from './catalog/catalog.ts';
 import { openCatalog } from './catalog/openCatalog.ts';
 import { projectRoot, type ServiceConfig } from './config/config.ts';
 import { DEFAULT_CONNECTION } from './data/connections.ts';
 import { QueryPool } from './data/queryPool.ts';
-import { createApp } from './http/app.ts';
+import { createApp, type AppServices } from './http/app.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { buildKnowledgeBase } from './knowledge/knowledgeBase.ts';
 import type { Logger } from './logging/logger.ts';
 import { createChatModel, type ModelDescription } from './model/createChatModel.ts';
+import { openPostgresStore } from './sessions/postgresStore.ts';
+import type { SessionStore } from './sessions/sessionStore.ts';
 import { openSqliteStore } from './sessions/sqliteStore.ts';
+import { checkScope } from './scopes/dataScope.ts';
 import { loadSkills } from './skills/loader.ts';
 import { SkillRegistry } from './skills/registry.ts';
 import { watchSkills } from './skills/reload.ts';
@@ -22,6 +26,8 @@ import { buildSystemPrompt } from './agent/turnPreparation.ts';
 
 export interface Service {
   app: Express;
+  /** What the app is built from (registry, knowledge and prompt read live): the MCP stdio server uses it without HTTP. */
+  services: AppServices;
   registry: SkillRegistry;
   modelDescription: ModelDescription;
   queries: QueryPool;
@@ -51,10 +57,16 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     const registry = new SkillRegistry(await loadSkills(config.skillsDirectory, { disabled: config.skillsDisabled, fresh }));
     return { registry, knowledge: buildKnowledgeBase(registry.skills), ...createChatModel(config.model, catalog, registry), systemPrompt: buildSystemPrompt(registry.skills) };
   };
+  // A scope naming a source or dimension the catalog lacks is a typo: stop now, not hide data later.
+  for (const key of config.declaredKeys) if (key.scope) checkScope(key.scope, catalog, key.name, 'API_KEYS_FILE');
   let skills = await loadSkillSet();
   const { description } = skills;
   // Opened before the query workers start, so a bad APP_DB leaves no worker processes behind.
-  const sessions = openSqliteStore({ path: config.appDatabasePath, ttlMs: config.sessionTtlHours * 3_600_000, logger });
+  // APP_DB=postgres://… shares conversations (and per-session serialisation) between instances.
+  const ttlMs = config.sessionTtlHours * 3_600_000;
+  const sessions: SessionStore = config.appDatabaseUrl
+    ? await openPostgresStore({ url: config.appDatabaseUrl, ttlMs, leaseMs: config.sessionLeaseSeconds * 1000, logger })
+    : openSqliteStore({ path: config.appDatabasePath!, ttlMs, logger });
   const queries = await QueryPool.start({
     databasePath: config.dataDatabasePath,
     connections,
@@ -68,7 +80,7 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
   // A registry per service instance, so services in one process (tests) never share counts.
   const metrics = createMetrics({ provider: description.provider, processMetrics: true });
   metrics.trackDependencies({ pool: queries, storage: () => sessions.storageHealth() });
-  const app = createApp({
+  const services: AppServices = {
     catalog,
     data: queries,
     queries,
@@ -83,6 +95,9 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     chatDeadlineMs: config.chatDeadlineMs,
     corsOrigins: config.corsOrigins,
     apiKeys: config.apiKeys,
+    declaredKeys: config.declaredKeys,
+    // The offline model understands questions in the catalog's words: a scoped key's model knows only its scope's.
+    ...(config.model.provider === 'offline' ? { modelFor: (scoped: Catalog) => createChatModel(config.model, scoped, skills.registry).model } : {}),
     rateLimitPerMinute: config.rateLimitPerMinute,
     allowedHosts: config.allowedHosts,
     listenHost: config.host,
@@ -91,7 +106,8 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     openApiPath: path.join(projectRoot, 'openapi.yaml'),
     version: packageVersion(),
     startedAt: Date.now(),
-  });
+  };
+  const app = createApp(services);
   const watcher = config.skillsReload
     ? watchSkills({
         directory: config.skillsDirectory,
@@ -104,6 +120,7 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     : undefined;
   return {
     app,
+    services,
     get registry() { return skills.registry; },
     modelDescription: description,
     queries,

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigurationError } from '../errors/index.ts';
+import { readKeysFile, type DeclaredKey } from '../http/security/keysFile.ts';
 import { safeUrl } from '../shared/redact.ts';
 
 /** The repository root, so default paths work whatever the current directory. */
@@ -48,14 +49,19 @@ const environmentSchema = z.object({
   OPENAI_MODEL: optionalText,
   MODEL_TIMEOUT_MS: integer(1000, 600_000).default(60_000),
   MODEL_MAX_RETRIES: integer(0, 10).default(2),
+  // Absent: the agent's generous default (src/agent/constants.ts, 128,000).
+  MODEL_CONTEXT_TOKENS: integer(2_048, 10_000_000).optional(),
   CHAT_DEADLINE_MS: integer(1000, 3_600_000).default(180_000),
   QUERY_WORKERS: integer(1, 64).default(2),
   QUERY_TIMEOUT_MS: integer(100, 3_600_000).default(30_000),
   QUERY_QUEUE_MAX: integer(0, 10_000).default(32),
   QUERY_QUEUE_WAIT_MS: integer(100, 3_600_000).default(10_000),
-  APP_DB: z.string({ error: 'must be a file path' }).min(1, { error: 'must be a file path' }).default(path.join(projectRoot, 'data/app.db')),
+  /** A SQLite file, or postgres://… to share conversations between several instances. */
+  APP_DB: z.string({ error: 'must be a file path or a postgres:// URL' }).min(1, { error: 'must be a file path or a postgres:// URL' }).default(path.join(projectRoot, 'data/app.db')),
   SESSION_TTL_HOURS: integer(0, 87_600).default(168),
   SESSION_MAX_TURNS: integer(1, 100_000).default(200),
+  /** With APP_DB=postgres://…: how long a dead instance's hold on a session blocks it. */
+  SESSION_LEASE_SECONDS: integer(1, 3_600).default(30),
   ALLOWED_HOSTS: z
     .string()
     .default('')
@@ -71,10 +77,15 @@ const environmentSchema = z.object({
     .default('')
     .transform((value) => value.split(',').map((key) => key.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^[\x21-\x7e]{16,200}$/, { error: 'each key must be 16 to 200 visible ASCII characters (no spaces or commas)' }))),
+  /** A YAML or JSON file of named API keys with data scopes (src/http/security/keysFile.ts). */
+  API_KEYS_FILE: optionalText,
   RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(120),
   LOG_LEVEL: z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty', 'auto'], { error: "must be 'json', 'pretty' or 'auto'" }).default('auto'),
 });
+
+/** APP_DB values that name a PostgreSQL server rather than a SQLite file. */
+const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 
 /** Variables whose values must never appear in a message. */
 const secretVariables = new Set(['API_KEYS', 'OPENAI_API_KEY', 'DATA_URL']);
@@ -96,7 +107,16 @@ export interface ServiceConfig {
   skillsReload: boolean;
   model:
     | { provider: 'offline' }
-    | { provider: 'openai'; apiKey: string | undefined; baseUrl: string | undefined; modelName: string; timeoutMs: number; maxRetries: number };
+    | {
+        provider: 'openai';
+        apiKey: string | undefined;
+        baseUrl: string | undefined;
+        modelName: string;
+        timeoutMs: number;
+        maxRetries: number;
+        /** The model's context window in tokens (MODEL_CONTEXT_TOKENS); undefined: the agent's default, 128,000. */
+        contextTokens?: number | undefined;
+      };
   /** Overall time a question may take, model retries included. */
   chatDeadlineMs: number;
   /** Query worker processes, and the most one query may run before it is killed. */
@@ -106,8 +126,15 @@ export interface ServiceConfig {
   queryQueueMax: number;
   queryQueueWaitMs: number;
   /** The application database (conversations), and how long an idle session is kept (0: forever). */
-  appDatabasePath: string;
+  appDatabasePath: string | undefined;
+  /**
+   * APP_DB as a postgres:// URL (conversations shared by several instances; `appDatabasePath`
+   * is then undefined), undefined for a SQLite file. Holds a password: never log it.
+   */
+  appDatabaseUrl: string | undefined;
   sessionTtlHours: number;
+  /** With a PostgreSQL APP_DB: seconds a session's lease lasts without renewal (SESSION_LEASE_SECONDS). */
+  sessionLeaseSeconds: number;
   /** Turns one conversation may hold (SESSION_MAX_TURNS); then /chat asks for a new one (409). */
   sessionMaxTurns: number;
   /** Host names requests may be addressed to (ALLOWED_HOSTS); empty: this machine's own (see http/security/hostCheck.ts); ['*']: any. */
@@ -116,6 +143,8 @@ export interface ServiceConfig {
   corsOrigins: string[];
   /** API keys (API_KEYS); empty: no authentication. Never log these. */
   apiKeys: string[];
+  /** Named keys with data scopes, from API_KEYS_FILE (their scopes are checked against the catalog at startup). */
+  declaredKeys: DeclaredKey[];
   /** Requests a minute per API key (or client IP) (RATE_LIMIT_PER_MINUTE); 0: no limit. */
   rateLimitPerMinute: number;
   logLevel: (typeof logLevels)[number];
@@ -134,7 +163,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
       // Secrets are never echoed back, not even in a startup error.
       // The model URL may carry credentials or a token: it is shown without them.
       const raw = secretVariables.has(name) ? undefined : environment[name];
-      const got = name === 'OPENAI_BASE_URL' && raw !== undefined ? safeUrl(raw) : raw;
+      const got = (name === 'OPENAI_BASE_URL' || (name === 'APP_DB' && POSTGRES_URL.test(raw ?? ''))) && raw !== undefined ? safeUrl(raw) : raw;
       return `  ${name}: ${issue.message}${got !== undefined ? ` (got '${got}')` : ''}`;
     });
     throw new ConfigurationError(`Invalid configuration:\n${lines.join('\n')}`);
@@ -154,7 +183,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
   // The default connection: DATA_URL, or DATA_DB as a SQLite file. A file of it is watched by the query pool.
   const dataUrl = env.DATA_URL === undefined ? `sqlite:${resolve(env.DATA_DB)}` : withAbsoluteFile(env.DATA_URL);
   const dataFile = /^(sqlite|duckdb):./i.test(dataUrl) ? dataUrl.replace(/^(sqlite|duckdb):/i, '') : undefined;
-  if (dataFile !== undefined && resolve(env.APP_DB) === dataFile) {
+  const appDatabaseUrl = POSTGRES_URL.test(env.APP_DB) ? env.APP_DB : undefined;
+  if (dataFile !== undefined && appDatabaseUrl === undefined && resolve(env.APP_DB) === dataFile) {
     throw new ConfigurationError('Invalid configuration:\n  APP_DB: must not be the data database (DATA_DB), which is opened read-only');
   }
   return {
@@ -176,6 +206,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
           modelName: env.OPENAI_MODEL ?? 'gpt-4o-mini',
           timeoutMs: env.MODEL_TIMEOUT_MS,
           maxRetries: env.MODEL_MAX_RETRIES,
+          contextTokens: env.MODEL_CONTEXT_TOKENS,
         }
       : { provider: 'offline' },
     chatDeadlineMs: env.CHAT_DEADLINE_MS,
@@ -183,12 +214,15 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
     queryTimeoutMs: env.QUERY_TIMEOUT_MS,
     queryQueueMax: env.QUERY_QUEUE_MAX,
     queryQueueWaitMs: env.QUERY_QUEUE_WAIT_MS,
-    appDatabasePath: resolve(env.APP_DB),
+    appDatabasePath: appDatabaseUrl === undefined ? resolve(env.APP_DB) : undefined,
+    appDatabaseUrl,
     sessionTtlHours: env.SESSION_TTL_HOURS,
+    sessionLeaseSeconds: env.SESSION_LEASE_SECONDS,
     sessionMaxTurns: env.SESSION_MAX_TURNS,
     allowedHosts: env.ALLOWED_HOSTS,
     corsOrigins: env.CORS_ORIGINS.map((origin) => (origin === '*' ? origin : new URL(origin).origin)),
     apiKeys: [...new Set(env.API_KEYS)],
+    declaredKeys: env.API_KEYS_FILE === undefined ? [] : readKeysFile(resolve(env.API_KEYS_FILE), environment),
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,

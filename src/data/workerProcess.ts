@@ -48,7 +48,8 @@ export class WorkerProcess<Task = unknown> {
       execArgv: ['--import', 'tsx'],
       env: { ...process.env, ...environment },
       serialization: 'advanced',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      // A worker's stdout goes to stderr: under the MCP stdio server, stdout carries the protocol alone.
+      stdio: ['ignore', process.stderr, 'inherit', 'ipc'],
     });
     this.ready = new Promise<FileIdentity | undefined>((resolve, reject) => {
       let failure: StartFailure | undefined;

@@ -23,6 +23,7 @@ import { errorHandler, sendProblem } from './problem.ts';
 import { identifyCaller, requireApiKey } from './security/access.ts';
 import { allowedHostNames, checkHost, checkOrigin, refuseQueryCredentials } from './security/requestGuards.ts';
 import { ApiKeys } from './security/apiKeys.ts';
+import type { DeclaredKey } from './security/keysFile.ts';
 import { securityHeaders } from './security/headers.ts';
 import { rateLimiter } from './security/rateLimit.ts';
 import { chatRoutes } from './routes/chat.ts';
@@ -30,6 +31,7 @@ import { healthRoutes } from './routes/health.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { toolRoutes } from './routes/tools.ts';
 import { webRoutes } from './routes/web.ts';
+import { mcpRoutes } from '../mcp/http.ts';
 
 export interface AppServices {
   catalog: Catalog;
@@ -47,8 +49,12 @@ export interface AppServices {
   chatDeadlineMs: number;
   /** Origins allowed to call the API from a browser ('*' for any). */
   corsOrigins: string[];
-  /** API keys (API_KEYS); empty or absent: no authentication. */
+  /** API keys (API_KEYS); empty or absent (and no declared keys): no authentication. */
   apiKeys?: string[];
+  /** Named keys with data scopes (API_KEYS_FILE). */
+  declaredKeys?: DeclaredKey[];
+  /** The model for a scoped catalog, when the model knows the catalog (see ConversationDependencies.modelFor). */
+  modelFor?: (catalog: Catalog) => ChatModelWithTools;
   /** Requests a minute per key or client IP (RATE_LIMIT_PER_MINUTE); 0 or absent: no limit. */
   rateLimitPerMinute?: number;
   /** Extra host names requests may be addressed to (ALLOWED_HOSTS; ['*']: any); loopback names always. */
@@ -99,7 +105,8 @@ export function createApp(services: AppServices): Express {
   app.use(
     cors({
       origin: services.corsOrigins.includes('*') ? true : services.corsOrigins,
-      allowedHeaders: ['content-type', 'authorization', 'x-request-id', 'accept'],
+      // mcp-protocol-version: browser-based MCP clients send it on every request to /mcp.
+      allowedHeaders: ['content-type', 'authorization', 'x-request-id', 'accept', 'mcp-protocol-version'],
       exposedHeaders: ['x-request-id', 'ratelimit', 'ratelimit-policy', 'retry-after'],
       maxAge: 600,
     }),
@@ -111,7 +118,7 @@ export function createApp(services: AppServices): Express {
   app.use(refuseQueryCredentials());
   app.use(checkOrigin(services.corsOrigins));
   // Who is calling, the rate limit per key (or IP), then 401 without a valid key: all before the body is read.
-  const apiKeys = new ApiKeys(services.apiKeys ?? []);
+  const apiKeys = new ApiKeys(services.apiKeys ?? [], services.declaredKeys ?? []);
   app.use(identifyCaller(apiKeys));
   const limiter = rateLimiter(services.rateLimitPerMinute ?? 0);
   if (limiter) app.use(limiter);
@@ -124,6 +131,7 @@ export function createApp(services: AppServices): Express {
   // Conversation policy for /chat and /tools; it reads `services` at each call (skill reloads).
   const conversations = new ConversationService(services);
   app.use(toolRoutes(services, conversations));
+  app.use(mcpRoutes(services, conversations));
   app.use(chatRoutes(services, conversations));
   app.use(webRoutes(services));
   app.use(sessionRoutes(services));

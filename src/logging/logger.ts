@@ -24,12 +24,19 @@ const urlPaths = ['model.base_url', '*.base_url', 'base_url', 'baseUrl', '*.base
 export interface LoggerOptions {
   level: string;
   format: 'json' | 'pretty' | 'auto';
+  /** Where lines go (default stdout); `stderr` when stdout carries a protocol (the MCP stdio server). */
+  destination?: 'stdout' | 'stderr';
 }
 
-/** Creates the service logger; `auto` pretty-prints only when stdout is a terminal. */
+/**
+ * Creates the service logger; `auto` pretty-prints only when the destination is a terminal.
+ * @example
+ * createLogger({ level: 'info', format: 'auto', destination: 'stderr' }); // stdout stays free for MCP
+ */
 export function createLogger(options: LoggerOptions): Logger {
-  const pretty = options.format === 'pretty' || (options.format === 'auto' && process.stdout.isTTY === true);
-  return pino({
+  const toStderr = options.destination === 'stderr';
+  const pretty = options.format === 'pretty' || (options.format === 'auto' && (toStderr ? process.stderr : process.stdout).isTTY === true);
+  const settings: pino.LoggerOptions = {
     level: options.level,
     redact: {
       paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'apiKey', '*.apiKey', 'config.model.apiKey', ...urlPaths],
@@ -43,8 +50,10 @@ export function createLogger(options: LoggerOptions): Logger {
         method.apply(this, args.map((arg) => (typeof arg === 'string' ? redactUrls(arg) : arg)) as Parameters<typeof method>);
       },
     },
-    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
-  });
+    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', ...(toStderr ? { destination: 2 } : {}) } } } : {}),
+  };
+  // Synchronous writes to stderr: nothing is lost when the process ends as its client closes stdin.
+  return toStderr && !pretty ? pino(settings, pino.destination({ dest: 2, sync: true })) : pino(settings);
 }
 
 /** A logger that discards everything, for tests and tools. */

@@ -1000,6 +1000,22 @@ describe('routes outside the spec', () => {
   });
 });
 
+describe('POST/GET/DELETE /mcp (MCP Streamable HTTP, stateless)', () => {
+  const accept = 'application/json, text/event-stream';
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'contract', version: '1' } } };
+
+  it('answers a JSON-RPC request, accepts a notification, refuses what is not JSON-RPC, and answers 405 to GET and DELETE', async () => {
+    expectSpecResponse(await api.post('/mcp').set('accept', accept).send(initialize), 'post', '/mcp', 200);
+    expectSpecResponse(await api.post('/mcp').set('accept', accept).send({ jsonrpc: '2.0', method: 'notifications/initialized' }), 'post', '/mcp', 202);
+    expectSpecResponse(await api.post('/mcp').set('accept', 'application/json').send(initialize), 'post', '/mcp', 406);
+    const notJsonRpc = await api.post('/mcp').set('accept', accept).send({ method: 'initialize' });
+    expectSpecResponse(notJsonRpc, 'post', '/mcp', 400);
+    expectProblem(notJsonRpc, '/problems/invalid-request');
+    expectSpecResponse(await api.get('/mcp').set('accept', 'text/event-stream'), 'get', '/mcp', 405);
+    expectSpecResponse(await api.delete('/mcp'), 'delete', '/mcp', 405);
+  });
+});
+
 describe('with API keys and a rate limit (API_KEYS, RATE_LIMIT_PER_MINUTE)', () => {
   const KEY = 'contract-key-7c0e2a94b51d';
   let keyed: Service;
@@ -1100,12 +1116,14 @@ describe('spec ⇄ app routes', () => {
   it('every path and method of the spec was exercised by a request in this file', () => {
     const documented = operations.map(({ method, template }) => `${method.toUpperCase()} ${template}`).sort();
     expect(documented).toEqual([
+      'DELETE /mcp',
       'DELETE /sessions/{id}',
       'GET /',
       'GET /app/{file}',
       'GET /embed',
       'GET /embed.js',
       'GET /health',
+      'GET /mcp',
       'GET /metrics',
       'GET /openapi.yaml',
       'GET /sessions',
@@ -1113,6 +1131,7 @@ describe('spec ⇄ app routes', () => {
       'GET /skills',
       'GET /vendor/{file}',
       'POST /chat',
+      'POST /mcp',
       'POST /tools/{name}',
     ]);
     expect([...exercised].sort()).toEqual(documented);

@@ -1,0 +1,96 @@
+/**
+ * The skills' knowledge files (`<skill folder>/knowledge/*.md`, the files the knowledge base
+ * indexes) as MCP resources, one per file, addressed `analyst://knowledge/<skill>/<file>`.
+ * Listed from the enabled skills at each request, so a skill reload shows at once; a read
+ * only serves a URI the listing holds, so no URI can reach any other file. For a key with a
+ * data scope, text naming hidden data (values, their names, hidden sources) is left out, as the
+ * knowledge search leaves out such passages: a sentence that names it, a file whose name does.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { withoutClosingHashes } from '../knowledge/passages.ts';
+import { mentions, withoutMentions } from '../scopes/scopedCatalog.ts';
+import type { Skill } from '../skills/loader.ts';
+
+/** The scheme and authority of every knowledge URI. */
+export const KNOWLEDGE_URI_PREFIX = 'analyst://knowledge/';
+const MARKDOWN = 'text/markdown';
+
+/** One knowledge file as an MCP resource. */
+export interface KnowledgeResource {
+  uri: string;
+  /** `<skill>/<file>`, e.g. `data_analyst/currency.md`. */
+  name: string;
+  /** The file's first heading, or its name. */
+  title: string;
+  description: string;
+  mimeType: string;
+  /** Where it is read from; never sent to clients. */
+  absolutePath: string;
+}
+
+/**
+ * Every knowledge file of the skills, by skill then file name (the knowledge base's order),
+ * without the files whose name mentions one of `hiddenTerms`.
+ * @example
+ * knowledgeResources(registry.skills)[0]?.uri // 'analyst://knowledge/data_analyst/consolidation.md'
+ */
+export function knowledgeResources(skills: readonly Pick<Skill, 'name' | 'directory'>[], hiddenTerms: readonly string[] = []): KnowledgeResource[] {
+  const resources: KnowledgeResource[] = [];
+  for (const skill of [...skills].sort((a, b) => a.name.localeCompare(b.name))) {
+    const folder = path.join(skill.directory, 'knowledge');
+    if (!existsSync(folder) || !statSync(folder).isDirectory()) continue;
+    const files = readdirSync(folder, { withFileTypes: true })
+      .filter((entry) => entry.isFile() && /\.md$/i.test(entry.name) && !entry.name.startsWith('.'))
+      .filter((entry) => !hiddenTerms.some((term) => mentions(entry.name, term)))
+      .map((entry) => entry.name)
+      .sort();
+    // Cited like the knowledge base's search results: skills/<skill folder>/knowledge/<file>.
+    const cited = [path.basename(path.dirname(path.resolve(skill.directory))), path.basename(path.resolve(skill.directory)), 'knowledge'].join('/');
+    for (const file of files) {
+      const absolutePath = path.join(folder, file);
+      resources.push({
+        uri: `${KNOWLEDGE_URI_PREFIX}${encodeURIComponent(skill.name)}/${encodeURIComponent(file)}`,
+        name: `${skill.name}/${file}`,
+        title: withoutMentions(firstHeading(absolutePath) ?? '', hiddenTerms) || file,
+        description: `Knowledge of the skill ${skill.name}, cited in answers as ${cited}/${file}.`,
+        mimeType: MARKDOWN,
+        absolutePath,
+      });
+    }
+  }
+  return resources;
+}
+
+/**
+ * The text of the knowledge file at `uri` without the sentences naming `hiddenTerms`;
+ * undefined when no enabled skill offers that URI (to this caller).
+ * @example
+ * readKnowledgeResource(registry.skills, 'analyst://knowledge/data_analyst/currency.md')?.text
+ */
+export function readKnowledgeResource(skills: readonly Pick<Skill, 'name' | 'directory'>[], uri: string, hiddenTerms: readonly string[] = []): { resource: KnowledgeResource; text: string } | undefined {
+  if (!uri.startsWith(KNOWLEDGE_URI_PREFIX)) return undefined;
+  // Looked up among the listed files, never joined into a path: '..' or another folder cannot be named.
+  const resource = knowledgeResources(skills, hiddenTerms).find((candidate) => candidate.uri === uri);
+  return resource ? { resource, text: withoutMentionsByLine(readFileSync(resource.absolutePath, 'utf8'), hiddenTerms) } : undefined;
+}
+
+/**
+ * Markdown without the sentences that name one of `terms`, line by line so headings, lists and
+ * paragraphs keep their shape (withoutMentions joins what it keeps with spaces).
+ * @example
+ * withoutMentionsByLine('# Loads\nEUR for 1000. USD for 2000.', ['2000']) // '# Loads\nEUR for 1000.'
+ */
+export function withoutMentionsByLine(text: string, terms: readonly string[]): string {
+  if (terms.length === 0) return text;
+  return text
+    .split('\n')
+    .map((line) => withoutMentions(line, terms))
+    .join('\n');
+}
+
+/** The first level 1–3 heading of a Markdown file, without `#`s or backticks. */
+function firstHeading(file: string): string | undefined {
+  const match = /^ {0,3}#{1,3}[ \t]+(\S.*)$/m.exec(readFileSync(file, 'utf8'));
+  return match?.[1] ? withoutClosingHashes(match[1]).replace(/`/g, '').trim() || undefined : undefined;
+}
