@@ -81,7 +81,7 @@ describe.each(backends)('$name (SessionStore)', (backend) => {
     await expect(store.list({ cursor: 'nonsense' })).rejects.toThrow(RangeError);
   });
 
-  it('runs the work on one session one at a time, in arrival order', async () => {
+  it('runs the work on one session one at a time, in arrival order, even when one fails', async () => {
     const store = await fresh();
     const session = await store.create();
     const order: string[] = [];
@@ -89,11 +89,14 @@ describe.each(backends)('$name (SessionStore)', (backend) => {
       order.push('a start');
       await new Promise((resolve) => setTimeout(resolve, 20));
       order.push('a end');
+      throw new Error('a failed');
     });
     const fast = store.runExclusive(session.id, async () => {
       order.push('b');
+      return 2;
     });
-    await Promise.all([slow, fast]);
+    await expect(slow).rejects.toThrow('a failed');
+    await expect(fast).resolves.toBe(2);
     expect(order).toEqual(['a start', 'a end', 'b']);
   });
 

@@ -344,23 +344,4 @@ describe('SqliteSessionStore: one turn at a time per session', () => {
     ]);
     expectSameMessages(reopened.get(session.id)!.messages, [...sampleTurn('first (slow)', 1).messages, ...sampleTurn('second (fast)', 2).messages]);
   });
-
-  it('runs turns of one session one after another, in arrival order, even when one fails', async () => {
-    const store = storeAt(freshFile());
-    const { id } = store.create();
-    const events: string[] = [];
-    const slow = store.runExclusive(id, async () => {
-      events.push('first start');
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      events.push('first end');
-      throw new Error('first failed');
-    });
-    const fast = store.runExclusive(id, async () => {
-      events.push('second');
-      return 2;
-    });
-    await expect(slow).rejects.toThrow('first failed');
-    await expect(fast).resolves.toBe(2);
-    expect(events).toEqual(['first start', 'first end', 'second']);
-  });
 });
