@@ -1,7 +1,7 @@
 /**
  * npm run skill:check [-- --dir <skills directory>] [--tests <folder>]...
  * Validates every skill and prints `file:line: problem` for each problem; exits 1 when there
- * are problems. The rules are in docs/skills.md and src/skills/check.ts.
+ * are problems. Warnings (a tool definition over its token budget) are printed, not failed on. The rules are in docs/skills.md and src/skills/check.ts.
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,6 +32,9 @@ const report = await checkSkills(directory, {
 const toolCount = report.skills.reduce((sum, skill) => sum + skill.tools.length, 0);
 const disabled = report.skills.filter((skill) => !skill.enabled).map((skill) => skill.name);
 const summary = `${report.skills.length} skill${report.skills.length === 1 ? '' : 's'} (${report.skills.map((s) => s.name).join(', ') || 'none'}), ${toolCount} tool${toolCount === 1 ? '' : 's'}${disabled.length ? `; disabled: ${disabled.join(', ')}` : ''} in ${display(directory)}`;
+if (report.warnings.length > 0) {
+  process.stderr.write(`${formatProblems(report.warnings).map((line) => `warning: ${line}`).join('\n')}\n`);
+}
 if (report.problems.length === 0) {
   process.stdout.write(`skill:check OK: ${summary}\n`);
   process.exit(0);

@@ -4,10 +4,10 @@
  */
 import { z } from 'zod';
 import { commonDimensions, findMeasure, findSource, measureUnit, type Catalog, type Measure, type Source } from '../../src/catalog/catalog.ts';
-import { filtersSchema, resolveFilters, type Condition, type FilterInput } from '../../src/catalog/filters.ts';
+import { resolveFilters, type Condition, type FilterInput } from '../../src/catalog/filters.ts';
 import { thresholdSchema } from '../../src/catalog/schema.ts';
 import { reconcile, type ComparisonOutcome, type KeyExpression, type Thresholds } from './classification.ts';
-import { defineTool, ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { briefForModel, defineTool, filtersArgument, ToolError, type ToolContext } from '../../src/skills/api.ts';
 import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import { interpretComparison } from './interpretation.ts';
@@ -21,20 +21,17 @@ import { toWhere } from '../../src/catalog/filters.ts';
 
 /** compare_sources arguments; explain_difference accepts them too. */
 export const compareInput = z.strictObject({
-  source_a: nameArgument().describe('first source (percentages are relative to it)'),
-  source_b: nameArgument().describe('second source; may equal source_a to compare versions, e.g. ACTUAL vs BUDGET'),
-  measure: z
-    .union([nameArgument(), z.strictObject({ a: nameArgument(), b: nameArgument() })])
-    .describe('measure on both sides, or {"a": ..., "b": ...} for different measures per side'),
-  align_on: z.array(nameArgument()).max(8).optional().describe('common dimensions to align rows on; default company and period'),
-  filters: filtersSchema.optional().describe('filters applied to both sides (same forms as query_source filters)'),
-  filters_a: filtersSchema.optional().describe('filters for side a only, e.g. {"version":"ACTUAL"}'),
-  filters_b: filtersSchema.optional().describe('filters for side b only, e.g. {"version":"BUDGET"}'),
-  thresholds: z
-    .strictObject({ match: thresholdSchema.partial().optional(), minor: thresholdSchema.partial().optional() })
-    .optional()
-    .describe('override the catalog thresholds: {"match":{"absolute":1000,"percent":1},"minor":{"absolute":5000,"percent":5}}'),
-  top: z.number().int().min(1).max(STORED_DIFFERENCES).optional().describe(`how many of the largest differences to list (default ${DEFAULT_TOP_DIFFERENCES})`),
+  source_a: nameArgument(),
+  source_b: nameArgument().describe('may equal source_a to compare versions'),
+  measure: briefForModel(z.union([nameArgument(), z.strictObject({ a: nameArgument(), b: nameArgument() })])).describe('a measure, or {"a": …, "b": …} per side'),
+  align_on: z.array(nameArgument()).max(8).optional().describe('default: company, period'),
+  filters: filtersArgument('both sides'),
+  filters_a: filtersArgument('side a only, e.g. {"version":"ACTUAL"}'),
+  filters_b: filtersArgument('side b only'),
+  thresholds: briefForModel(z.strictObject({ match: thresholdSchema.partial().optional(), minor: thresholdSchema.partial().optional() }).optional()).describe(
+    '{"match"|"minor": {"absolute", "percent"}}; default: the catalog\'s',
+  ),
+  top: z.number().int().min(1).max(STORED_DIFFERENCES).optional().describe(`differences listed (default ${DEFAULT_TOP_DIFFERENCES})`),
 });
 
 export type CompareArguments = z.infer<typeof compareInput>;
@@ -47,8 +44,7 @@ const output = comparisonOutput.extend({
 
 export const compareSources = defineTool({
   name: 'compare_sources',
-  description:
-    'Reconcile a measure between two sources (or two versions of one source, using filters_a/filters_b) aligned on common dimensions. Classifies each aligned row as match, minor_diff, major_diff, only_in_a or only_in_b; returns counts, totals per currency, the largest differences, a one-line interpretation and a comparison_id for list_differences and explain_difference. Local-currency amounts are aligned per currency.',
+  description: 'Reconcile a measure between two sources or two versions of one: totals, differing rows and a comparison_id.',
   input: compareInput,
   output,
   handler: async (args, context) => {

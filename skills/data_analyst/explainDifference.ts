@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { findSource, periodDimension, type Source } from '../../src/catalog/catalog.ts';
 import { refuseReservedKeys, type FilterInput } from '../../src/catalog/filters.ts';
 import { nameArgument, valueArgument } from '../../src/shared/inputLimits.ts';
-import { defineTool, ToolError } from '../../src/skills/api.ts';
+import { briefForModel, defineTool, ToolError } from '../../src/skills/api.ts';
 import { compare, compareInput, type CompareArguments, type ComparisonResult } from './compareSources.ts';
 import { recallComparison } from './comparisonStore.ts';
 import { findDuplicatedLoad, loadDimension } from './duplicatedLoad.ts';
@@ -24,14 +24,14 @@ import { describeExplanation } from './summaries.ts';
 
 const input = z
   .strictObject({
-    comparison_id: nameArgument().optional().describe('comparison_id from compare_sources'),
-    comparison: compareInput.optional().describe('or the compare_sources arguments'),
+    comparison_id: nameArgument().optional(),
+    comparison: briefForModel(compareInput.optional()).describe('or the compare_sources arguments'),
     // refuseReservedKeys: zod would silently drop a `__proto__` key; it is refused like any unknown dimension.
     key: z
       .preprocess(refuseReservedKeys, z.record(nameArgument(), z.union([valueArgument(), z.null()])))
       .optional()
-      .describe('which aligned row to explain, e.g. {"company":"1000","period":"2024012"}; {} for the net of all rows. Default: the net when several rows differ, else the differing row'),
-    dimensions: z.array(nameArgument()).max(12).optional().describe('dimensions to try; default: all that could explain it'),
+      .describe('the aligned row, e.g. {"company":"1000","period":"2024012"}; {}: the net of all rows'),
+    dimensions: z.array(nameArgument()).max(12).optional().describe('default: all that could explain it'),
   })
   .refine((value) => value.comparison_id !== undefined || value.comparison !== undefined, { error: 'give comparison_id or comparison' });
 
@@ -40,8 +40,7 @@ type Overview = Pick<ComparisonResult, 'align_on' | 'summary' | 'top_differences
 
 export const explainDifference = defineTool({
   name: 'explain_difference',
-  description:
-    'Explain a gap found by compare_sources. Explains one aligned row, or the net of all rows when several differ. Returns the gap, by_dimension (values ranked by contribution: role driver or offset, share_percent signed % of the gap), items (largest driving and offsetting cells), duplicated_load (records loaded twice on one side), one_sided (a load request, audit trail or document on one side carrying exactly the gap), cause and explanation. Pass comparison_id (or the comparison arguments) and optionally the key of the row to explain.',
+  description: 'Why the sides of a comparison differ: drivers and offsets of the gap, duplicated loads, one-sided records, the cause in words.',
   input,
   output: explanationOutput,
   handler: async (args, context) => {

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { defineTool } from '../../src/skills/api.ts';
-import { recallComparison, STORED_DIFFERENCES } from './comparisonStore.ts';
+import { recallComparison } from './comparisonStore.ts';
 import { presentDifferences } from './presentations.ts';
 import { differenceRow } from './schemas.ts';
 import { describeDifferences } from './summaries.ts';
@@ -14,12 +14,12 @@ const statuses = ['minor_diff', 'major_diff', 'only_in_a', 'only_in_b'] as const
 
 export const listDifferences = defineTool({
   name: 'list_differences',
-  description: `Page through the differences of an earlier compare_sources call by its comparison_id (largest first, up to ${STORED_DIFFERENCES} kept), optionally only some statuses. No recomputation.`,
+  description: 'Page through the differing rows of an earlier comparison, largest first.',
   input: z.strictObject({
-    comparison_id: nameArgument().describe('comparison_id from compare_sources'),
-    offset: z.number().int().min(0).default(0).describe('rows to skip'),
-    limit: z.number().int().min(1).max(100).default(20).describe('rows to return (at most 100)'),
-    status: z.array(z.enum(statuses)).min(1).optional().describe('only these statuses'),
+    comparison_id: nameArgument(),
+    offset: z.number().int().min(0).default(0),
+    limit: z.number().int().min(1).max(100).default(20),
+    status: z.array(z.enum(statuses)).min(1).optional(),
   }),
   output: z.object({
     comparison_id: z.string(),

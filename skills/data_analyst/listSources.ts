@@ -32,8 +32,9 @@ const output = z.object({
 
 export const listSources = defineTool({
   name: 'list_sources',
-  description:
-    'List every data source with its description, dimensions (with example values), measures (with aggregation and unit or currency), default filters, and which pairs of sources can be compared on which common dimensions. Call it first when unsure of names.',
+  description: 'The sources you can ask about: dimensions, measures, default filters, comparable pairs. Call it first when unsure of names.',
+  // Cheap and orienting: bound from a question's first call, before data_analyst is loaded.
+  alwaysBound: true,
   input: z.strictObject({}),
   output,
   handler: (_input, { catalog }) => describeCatalog(catalog),

@@ -4,9 +4,9 @@
  */
 import { z } from 'zod';
 import { findDimension, findMeasure, findSource, measureUnit, type Measure, type Source } from '../../src/catalog/catalog.ts';
-import { filtersSchema, resolveFilters, toWhere } from '../../src/catalog/filters.ts';
+import { resolveFilters, toWhere } from '../../src/catalog/filters.ts';
 import { roundAmount } from '../../src/shared/amounts.ts';
-import { aggregateOf, defineTool, ToolError, type Row } from '../../src/skills/api.ts';
+import { aggregateOf, briefForModel, defineTool, filtersArgument, ToolError, type Row } from '../../src/skills/api.ts';
 import { presentQuery } from './presentations.ts';
 import { appliedFilters } from './schemas.ts';
 import { describeQuery } from './summaries.ts';
@@ -16,20 +16,19 @@ import { MAX_ORDER_BY_CHARS, nameArgument } from '../../src/shared/inputLimits.t
 import { DEFAULT_QUERY_ROWS, MAX_QUERY_ROWS, MAX_ROWS_CHARS } from './limits.ts';
 
 const orderItem = z.strictObject({
-  field: nameArgument().describe('a dimension or measure of the query'),
+  field: nameArgument(),
   direction: z.enum(['asc', 'desc']).default('asc'),
 });
 
 const input = z.strictObject({
-  source: nameArgument().describe('source name from list_sources, e.g. fi_reporting'),
-  measures: z.array(nameArgument()).min(1).max(10).optional().describe("measures to aggregate; default: the source's default measures"),
-  dimensions: z.array(nameArgument()).max(8).optional().describe('dimensions to group by; none = one total row'),
-  filters: filtersSchema.optional(),
-  order_by: z
-    .union([z.string().max(MAX_ORDER_BY_CHARS), z.array(z.union([nameArgument(), orderItem])).max(20)])
-    .optional()
-    .describe('e.g. "amount desc", or [{"field":"amount","direction":"desc"}]; default: by the grouped dimensions'),
-  limit: z.number().int().positive().optional().describe(`rows to return (default ${DEFAULT_QUERY_ROWS}, at most ${MAX_QUERY_ROWS})`),
+  source: nameArgument().describe('e.g. fi_reporting'),
+  measures: z.array(nameArgument()).min(1).max(10).optional().describe("default: the source's default measures"),
+  dimensions: z.array(nameArgument()).max(8).optional().describe('group by; none: one total row'),
+  filters: filtersArgument(),
+  order_by: briefForModel(z.union([z.string().max(MAX_ORDER_BY_CHARS), z.array(z.union([nameArgument(), orderItem])).max(20)]).optional()).describe(
+    'e.g. "amount desc, company"',
+  ),
+  limit: z.number().int().positive().optional().describe(`default ${DEFAULT_QUERY_ROWS}, at most ${MAX_QUERY_ROWS}`),
 });
 
 const output = z.object({
@@ -47,8 +46,7 @@ const output = z.object({
 
 export const querySource = defineTool({
   name: 'query_source',
-  description:
-    "Aggregate measures of one source, grouped by dimensions and filtered (equality, lists of values, ranges such as periods {from,to}). Local-currency amounts are always split by currency so different currencies are never added together. Returns rows, row_count, total_rows and truncated. Sources with versions default to version ACTUAL unless you filter version.",
+  description: 'Totals of measures of one source, optionally grouped and filtered ("how much", "by company").',
   input,
   output,
   handler: async (args, context) => {

@@ -7,9 +7,8 @@ import { z } from 'zod';
 import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
 import type { Dimension, Source } from '../../src/catalog/catalog.ts';
-import { filtersSchema } from '../../src/catalog/filters.ts';
 import { scanBlankValues, type BlankDimension } from './blankScan.ts';
-import { defineTool } from '../../src/skills/api.ts';
+import { defineTool, filtersArgument } from '../../src/skills/api.ts';
 import { findingSummary, presentBlanks } from './presentations.ts';
 import { blanksOutput } from './schemas.ts';
 import { formatAmount } from '../../src/shared/format.ts';
@@ -29,14 +28,14 @@ import {
 } from './scope.ts';
 
 const input = z.strictObject({
-  source: nameArgument().describe('source name from list_sources, e.g. fi_reporting'),
-  dimensions: z.array(nameArgument()).min(1).max(30).optional().describe('dimensions to check, e.g. ["profit_center", "segment"]; default: every dimension of the source'),
-  filters: filtersSchema.optional(),
+  source: nameArgument().describe('e.g. fi_reporting'),
+  dimensions: z.array(nameArgument()).min(1).max(30).optional().describe('default: every dimension'),
+  filters: filtersArgument(),
 });
 
 export const findBlankValues = defineTool({
   name: 'find_blank_values',
-  description: `Find rows whose dimension values are blank: NULL, empty (or only spaces), or a placeholder meaning "not assigned" (${PLACEHOLDER_VALUES.map((v) => `'${v}'`).join(', ')}, as SAP BW shows an unassigned value). Per dimension: how many rows (NULL, empty, placeholder), their amount per currency, where they sit (by company and period) and example records (document and line) to correct. Dimensions whose catalog description says they may be blank (e.g. partner company outside intercompany) are counted but marked blank_allowed. Use it for incomplete master data, e.g. lines without a profit center or segment.`,
+  description: `Rows whose dimension values are blank (NULL, empty or ${PLACEHOLDER_VALUES.map((v) => `'${v}'`).join(', ')}): per dimension, how many, their amount and where. Use it for incomplete master data, e.g. lines without a profit center.`,
   input,
   output: blanksOutput,
   handler: async (args, context) => {

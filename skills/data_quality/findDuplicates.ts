@@ -6,9 +6,8 @@
 import { z } from 'zod';
 import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { measureUnit, type Dimension, type Source } from '../../src/catalog/catalog.ts';
-import { filtersSchema } from '../../src/catalog/filters.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
-import { defineTool, roundAmount, ToolError, type Filter, type ToolContext } from '../../src/skills/api.ts';
+import { defineTool, filtersArgument, roundAmount, ToolError, type Filter, type ToolContext } from '../../src/skills/api.ts';
 import { scanDuplicates, type DuplicateGroup, type DuplicateOutcome, type DuplicatePattern } from './duplicateScan.ts';
 import { findingSummary, presentDuplicates } from './presentations.ts';
 import { duplicatesOutput } from './schemas.ts';
@@ -30,27 +29,26 @@ import {
 } from './scope.ts';
 
 const input = z.strictObject({
-  source: nameArgument().describe('source name from list_sources, e.g. fi_reporting'),
+  source: nameArgument().describe('e.g. fi_reporting'),
   key: z
     .array(nameArgument())
     .min(1)
     .max(12)
     .optional()
-    .describe('dimensions that identify one record; rows sharing all of them are copies. Default: document and document_line when the source has them, else every dimension except the ignored ones'),
+    .describe('dimensions identifying one record; default: document, document_line'),
   ignore: z
     .array(nameArgument())
     .max(12)
     .optional()
-    .describe('dimensions in which copies may differ, listed per group (e.g. ["load_request"]: the same line in two load requests). Default: the technical load dimensions of the source'),
-  measure: nameArgument().optional().describe("amount measure to total per group; default: the source's default amount"),
-  filters: filtersSchema.optional(),
-  limit: z.number().int().positive().optional().describe(`duplicate groups to list, largest duplicated amount first (default ${DEFAULT_DUPLICATE_GROUPS}, at most ${MAX_DUPLICATE_GROUPS}); totals always cover all`),
+    .describe('dimensions copies may differ in, e.g. ["load_request"]'),
+  measure: nameArgument().optional().describe("default: the source's amount"),
+  filters: filtersArgument(),
+  limit: z.number().int().positive().optional().describe(`groups listed (default ${DEFAULT_DUPLICATE_GROUPS}, at most ${MAX_DUPLICATE_GROUPS})`),
 });
 
 export const findDuplicates = defineTool({
   name: 'find_duplicates',
-  description:
-    'Find records that appear more than once in one source, e.g. FI document lines loaded twice by a repeated delta load. Groups rows by a key (default: document + document_line, or all dimensions but the technical ones) and returns the groups with more than one copy: their keys, number of copies, amounts, and the load requests (ignored dimensions) they came in with; per-currency totals of the amount counted twice; patterns (where the duplicates sit, which documents, which request holds only copies) and a one-line finding. Use it when a period or total looks too high or doubled.',
+  description: 'Records that appear more than once in one source (e.g. lines loaded twice): the copies, the amount counted twice and where they sit. Use it when a total looks too high or doubled.',
   input,
   output: duplicatesOutput,
   handler: async (args, context) => {

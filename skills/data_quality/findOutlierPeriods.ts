@@ -6,10 +6,10 @@
 import { z } from 'zod';
 import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { findMeasure, measureUnit, type Dimension, type Measure, type Source } from '../../src/catalog/catalog.ts';
-import { filtersSchema, type Condition } from '../../src/catalog/filters.ts';
+import type { Condition } from '../../src/catalog/filters.ts';
 import { describePeriod } from '../../src/catalog/periods.ts';
 import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
-import { defineTool, distinctValues, roundAmount, ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { defineTool, distinctValues, filtersArgument, roundAmount, ToolError, type ToolContext } from '../../src/skills/api.ts';
 import { periodTotals, type PeriodTotal } from './periodTotals.ts';
 import { findingSummary, presentOutliers } from './presentations.ts';
 import { outliersOutput } from './schemas.ts';
@@ -20,12 +20,12 @@ import { periodDimension } from '../../src/catalog/catalog.ts';
 import { describeValues, listText, named, plural, resolveDimensions, resolveScope, technicalDimensions } from './scope.ts';
 
 const input = z.strictObject({
-  source: nameArgument().describe('source name from list_sources, e.g. fi_reporting'),
-  measure: nameArgument().optional().describe("measure to total per period; default: the source's default measure (amount)"),
-  filters: filtersSchema.optional().describe('filters, e.g. {"company":"1000"} or {"group_account":"G4000000"}; a period range limits the periods compared'),
-  by: z.array(nameArgument()).max(4).optional().describe('dimensions that split the data into separate series, each judged on its own, e.g. ["company"]; amounts are always split by currency'),
-  threshold: z.number().min(1).max(50).optional().describe(`robust score (deviation from the median in robust standard deviations) from which a period is flagged; default ${DEFAULT_OUTLIER_THRESHOLD}; lower finds more`),
-  limit: z.number().int().positive().optional().describe(`outliers to list, largest score first (default ${DEFAULT_OUTLIERS}, at most ${MAX_OUTLIERS})`),
+  source: nameArgument().describe('e.g. fi_reporting'),
+  measure: nameArgument().optional().describe("default: the source's default measure"),
+  filters: filtersArgument('e.g. {"company":"1000"}; a period range limits the periods compared'),
+  by: z.array(nameArgument()).max(4).optional().describe('one series per value, e.g. ["company"]'),
+  threshold: z.number().min(1).max(50).optional().describe(`robust score flagged from (default ${DEFAULT_OUTLIER_THRESHOLD}); lower finds more`),
+  limit: z.number().int().positive().optional().describe(`default ${DEFAULT_OUTLIERS}, at most ${MAX_OUTLIERS}`),
 });
 
 /** Distinct periods read from the source to find periods without any rows. */
@@ -37,7 +37,7 @@ const METHOD =
 
 export const findOutlierPeriods = defineTool({
   name: 'find_outlier_periods',
-  description: `Find periods whose total deviates sharply from the other periods of the same series (robust: median and median absolute deviation, so one extreme period cannot hide itself). Optionally split into series by dimensions (e.g. by company); amounts are split by currency. Returns the flagged periods ranked by score with the value, the median, the expected range, the deviation and its percent, periods loaded by more load requests than usual, and a one-line finding. Filter to what should be comparable month to month (a company, an account); seasonal businesses have naturally high and low months.`,
+  description: 'Periods whose total deviates sharply from the other periods of the same series (robust median test), with the expected range. Use it for "which month looks wrong", "unusual periods".',
   input,
   output: outliersOutput,
   handler: async (args, context) => {

@@ -10,9 +10,9 @@ export const DEFAULT_RESULTS = 5;
 export const MAX_RESULTS = 10;
 
 const input = z.strictObject({
-  query: z.string().min(1).max(MAX_SEARCH_QUERY_CHARS).describe('the question or topic in plain words, e.g. "why does consolidation differ from FI"'),
-  limit: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`passages to return (default ${DEFAULT_RESULTS}, at most ${MAX_RESULTS})`),
-  skill: nameArgument().optional().describe('only this skill\'s knowledge, e.g. "data_analyst"; default: every skill'),
+  query: z.string().min(1).max(MAX_SEARCH_QUERY_CHARS).describe('plain words, e.g. "why does consolidation differ from FI"'),
+  limit: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`default ${DEFAULT_RESULTS}, at most ${MAX_RESULTS}`),
+  skill: nameArgument().optional().describe("only this skill's knowledge"),
 });
 
 const passage = z.object({
@@ -28,8 +28,7 @@ const output = z.object({ query: z.string(), results: z.array(passage), note: z.
 
 export const searchKnowledge = defineTool({
   name: 'search_knowledge',
-  description:
-    'Search the knowledge base of domain rules (what each source is for and how they relate, why consolidation differs from FI: eliminations, top-side adjustments, load timing; currency translation; fiscal and special periods, YTD; data-quality rules) for the passages most relevant to a question, best first. Use it to explain causes and meanings; cite each passage you use by its citation. It holds no figures: numbers come from the data tools.',
+  description: 'Passages of the domain rules (sources, eliminations, currency translation, periods, data quality) most relevant to a question. Use it to explain causes and meanings; it holds no figures.',
   input,
   output,
   handler: (args, context) => {

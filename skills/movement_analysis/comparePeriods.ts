@@ -19,8 +19,7 @@ export const comparePeriods = defineTool({
     { source: 'fi_reporting', period_a: 'Q3 2024', period_b: 'Q4 2024', group_by: ['company'], filters: { group_account: 'G4000000' } },
     { source: 'consolidation_mart', measure: 'amount_gc', period_a: '2024011', period_b: '2024012' },
   ],
-  description:
-    'What drove the change of a measure between two periods of one source: period_a vs period_b (a month such as "2024011", or a span such as "Q3 2024"), split by dimensions (group_by) and ranked by contribution to the change B − A. Returns totals per currency, each group\'s change, change % and signed share of the net change (role driver or offset), and an interpretation. Use it for "what drove the change from November to December", "top movers quarter over quarter".',
+  description: 'What drove the change of a measure between two periods of one source, split by dimensions and ranked by contribution. Use it for "what drove the change from November to December".',
   input: comparePeriodsInput,
   output: comparePeriodsOutput,
   handler: async (args, context) => {

@@ -13,8 +13,7 @@ import { aggregateValue, resolveScope, round, sideCondition } from './scope.ts';
 export const periodTrend = defineTool({
   name: 'period_trend',
   examples: [{ source: 'fi_reporting', filters: { company: '3000' } }, { source: 'consolidation_mart', measure: 'amount_gc', periods: 'Q4 2024' }],
-  description:
-    'A measure of one source per period (month-over-month), one series per currency, with each period\'s change and change % against the period before and the largest changes. Use it for "month-over-month trend", "how did it develop", "which month moved most".',
+  description: 'A measure of one source per period with each change against the period before. Use it for "month-over-month trend", "which month moved most".',
   input: periodTrendInput,
   output: periodTrendOutput,
   handler: async (args, context) => {

@@ -3,7 +3,7 @@
  * with the shared length limits) and what they return (totals per currency, ranked movements).
  */
 import { z } from 'zod';
-import { filtersSchema } from '../../src/catalog/filters.ts';
+import { briefForModel, filtersArgument } from '../../src/skills/api.ts';
 import { nameArgument, valueArgument } from '../../src/shared/inputLimits.ts';
 
 /** Rows a compare_periods result lists at most. */
@@ -14,23 +14,23 @@ export const MAX_GROUPS = 2_000;
 /** One side of a comparison: a period ("2024011", "November 2024", "Q4 2024") or an inclusive range. */
 export const periodArgument = z
   .union([valueArgument().min(1), z.strictObject({ from: valueArgument().min(1), to: valueArgument().min(1) })])
-  .describe('a fiscal period ("2024011", "November 2024"), a span ("Q3 2024", "2024") or a range {"from":"2024007","to":"2024009"}');
+  .describe('a period ("2024011", "November 2024"), a span ("Q3 2024") or {"from","to"}');
 
 export const comparePeriodsInput = z.strictObject({
-  source: nameArgument().describe('source name from list_sources, e.g. fi_reporting'),
-  measure: nameArgument().optional().describe("measure to compare; default: the source's first default measure, e.g. amount"),
-  period_a: periodArgument.describe('the earlier side (A), e.g. "2024011" or "Q3 2024"'),
-  period_b: periodArgument.describe('the later side (B), e.g. "2024012" or "Q4 2024"'),
-  group_by: z.array(nameArgument()).max(4).optional().describe('dimensions whose values the change is split into, e.g. ["group_account"]; none = totals only'),
-  filters: filtersSchema.optional(),
-  limit: z.number().int().min(1).max(MAX_MOVEMENT_ROWS).optional().describe(`rows to return, largest movements first (default 10, at most ${MAX_MOVEMENT_ROWS})`),
+  source: nameArgument().describe('e.g. fi_reporting'),
+  measure: nameArgument().optional().describe("default: the source's first default measure"),
+  period_a: briefForModel(periodArgument).describe('the earlier side: "2024011", "Q3 2024" or {"from","to"}'),
+  period_b: briefForModel(periodArgument).describe('the later side'),
+  group_by: z.array(nameArgument()).max(4).optional().describe('e.g. ["group_account"]; none: totals only'),
+  filters: filtersArgument(),
+  limit: z.number().int().min(1).max(MAX_MOVEMENT_ROWS).optional().describe(`default 10, at most ${MAX_MOVEMENT_ROWS}`),
 });
 
 export const periodTrendInput = z.strictObject({
-  source: nameArgument().describe('source name from list_sources, e.g. fi_reporting'),
-  measure: nameArgument().optional().describe("measure to total per period; default: the source's first default measure"),
-  periods: periodArgument.optional().describe('the periods to show, e.g. "2024" or {"from":"2024007","to":"2024012"}; default all'),
-  filters: filtersSchema.optional(),
+  source: nameArgument().describe('e.g. fi_reporting'),
+  measure: nameArgument().optional().describe("default: the source's first default measure"),
+  periods: briefForModel(periodArgument.optional()).describe('e.g. "2024" or {"from","to"}; default: all'),
+  filters: filtersArgument(),
 });
 
 const range = z.object({ from: z.string(), to: z.string() });

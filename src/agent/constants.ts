@@ -27,3 +27,12 @@ export const RECENT_TURNS_KEPT = 2;
  * far fewer word for word, and older ones are only counted in its summary note.
  */
 export const HISTORY_TURNS_READ = 50;
+
+// The model's context window: every call (system prompt, bound tool definitions, history, this
+// turn) must fit into it, with room left for the reply.
+
+/** The context window when MODEL_CONTEXT_TOKENS is not set: generous, as hosted models' are. */
+export const DEFAULT_MODEL_CONTEXT_TOKENS = 128_000;
+
+/** Tokens of the window kept for the reply: at most this many, and at most an eighth of the window. */
+export const REPLY_TOKENS_RESERVED = 2_048;

@@ -14,6 +14,10 @@ export interface ModelEndEvent {
   reply: AIMessage;
   /** The tools the reply asks for, in order. */
   toolCalls: readonly string[];
+  /** Estimated tokens the call was sent: messages and tool definitions. */
+  promptTokens?: number;
+  /** Estimated tokens of the tool definitions bound to the call. */
+  toolDefinitionTokens?: number;
 }
 
 /** A tool call that finished (tools never throw: a failure is `ok: false` with its error code). */

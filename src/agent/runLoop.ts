@@ -4,14 +4,15 @@
  * always form a valid conversation to continue from.
  */
 import { AIMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
-import type { ChatModelWithTools } from '../model/chatModel.ts';
+import type { BoundChatModel, ChatModelWithTools } from '../model/chatModel.ts';
 import { toModelProviderError } from '../model/providerErrors.ts';
 import type { ToolContext } from '../skills/api.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import { textOf } from '../shared/messageText.ts';
 import { MAX_MODEL_CALLS_PER_QUESTION } from './constants.ts';
-import { DEFAULT_CONTEXT_BUDGET, fitHistory, isHistorySummary } from './contextWindow.ts';
+import { callTokens, fitCall, fitQuestion, maxToolResultChars, promptBudget, type PromptParts } from './promptBudget.ts';
 import { estimateTokens } from './tokenEstimate.ts';
+import { allTools, boundTools, type BoundTools } from './toolBinding.ts';
 import type { AgentEventListener } from './events.ts';
 import { hasToolCalls, reachedModelCallLimit } from './stopConditions.ts';
 import { summariseFindings, summariseUnfinishedRun } from './unfinishedRun.ts';
@@ -28,6 +29,24 @@ export interface Usage {
   total_tokens: number;
   /** Estimated tokens of the prompt sent with the question (system prompt, fitted history, question). */
   prompt_tokens: number;
+  /** Each model call, in order (absent in turns stored before it was reported). */
+  calls?: CallUsage[];
+  /** Estimated tokens of the tool definitions, summed over the calls. */
+  tool_definition_tokens?: number;
+  /** The definitions' share of the estimated prompt tokens of all calls (0 to 1). */
+  tool_definition_share?: number;
+}
+
+/** What one model call was sent. */
+export interface CallUsage {
+  /** Input tokens the provider reported for the call (0 when it reports none). */
+  input_tokens: number;
+  /** Estimated tokens of the whole call: messages and tool definitions. */
+  prompt_tokens: number;
+  /** Estimated tokens of the tool definitions bound to the call. */
+  tool_definition_tokens: number;
+  /** How many tools were bound. */
+  tools: number;
 }
 
 /**
@@ -90,36 +109,46 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
   const maxModelCalls = options.maxModelCalls ?? MAX_MODEL_CALLS_PER_QUESTION;
   const turn: BaseMessage[] = [questionMessage(options.question, options.locale)];
   const toolCalls: ToolCallRecord[] = [];
-  // The stored history stays complete; the model gets it within the budget.
-  const fitted = fitHistory(history, DEFAULT_CONTEXT_BUDGET, options.omittedTurns ?? 0, registry);
-  const note = fitted.messages[0] && isHistorySummary(fitted.messages[0]) ? fitted.messages[0] : undefined;
-  // One system message suits every chat template: the note about earlier turns joins the prompt.
-  const systemPrompt = note ? `${options.systemPrompt}\n\n${textOf(note.content)}` : options.systemPrompt;
-  const context = note ? fitted.messages.slice(1) : fitted.messages;
-  const usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0, prompt_tokens: estimateTokens(prepareMessages(systemPrompt, context, turn)) };
-  if (fitted.droppedTurns || fitted.summarisedToolResults) {
-    toolContext.logger.info({ dropped_turns: fitted.droppedTurns, summarised_tool_results: fitted.summarisedToolResults, prompt_tokens: usage.prompt_tokens }, 'history fitted to the token budget');
+  const budget = promptBudget(model.contextTokens);
+  // A model that can rebind gets the tools the conversation uses; one with fixed tools has them all.
+  const toolsFor = (messages: readonly BaseMessage[]): BoundTools => (model.withTools ? boundTools(messages, registry) : allTools(registry));
+  const parts: PromptParts = { basePrompt: options.systemPrompt, history, omittedTurns: options.omittedTurns ?? 0, tools: registry };
+  const usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0, prompt_tokens: 0, calls: [], tool_definition_tokens: 0, tool_definition_share: 0 };
+  // The stored history stays complete; the model gets it within the budget, fitted once so the prompt stays the same call to call.
+  let prompt = fitQuestion(parts, turn, toolsFor([...history, ...turn]).tokens, budget);
+  usage.prompt_tokens = estimateTokens(prepareMessages(prompt.systemPrompt, prompt.context, turn));
+  if (prompt.droppedTurns || prompt.summarisedToolResults) {
+    toolContext.logger.info({ dropped_turns: prompt.droppedTurns, summarised_tool_results: prompt.summarisedToolResults, prompt_tokens: usage.prompt_tokens }, 'history fitted to the token budget');
   }
   let iterations = 0;
 
   while (!reachedModelCallLimit(iterations, maxModelCalls)) {
+    const tools = toolsFor([...history, ...turn]);
+    try {
+      prompt = fitCall(parts, prompt, turn, tools.tokens, budget);
+    } catch (error) {
+      // Not even this turn fits the window: no model call is made; the turn so far is kept.
+      throw withProgress(error as Error, { messages: [...turn], toolCalls: [...toolCalls], usage: { ...usage }, iterations });
+    }
+    const call: CallUsage = { input_tokens: 0, prompt_tokens: callTokens(prompt, turn, tools.tokens), tool_definition_tokens: tools.tokens, tools: tools.definitions.length };
     iterations += 1;
     const started = performance.now();
     hooks.onModelStart?.({ iteration: iterations });
     let reply: AIMessage;
     try {
-      const messages = prepareMessages(systemPrompt, context, turn);
-      reply = options.onEvent ? await streamReply(model, messages, signal, options.onEvent) : await model.invoke(messages, { signal });
+      const messages = prepareMessages(prompt.systemPrompt, prompt.context, turn);
+      const bound = model.withTools ? model.withTools(tools.definitions) : model;
+      reply = options.onEvent ? await streamReply(bound, messages, signal, options.onEvent) : await bound.invoke(messages, { signal });
     } catch (error) {
       const failure = toModelProviderError(error, signal);
       hooks.onModelError?.({ iteration: iterations, durationMs: performance.now() - started, error: failure });
       throw withProgress(failure, { messages: [...turn], toolCalls: [...toolCalls], usage: { ...usage }, iterations });
     }
-    addUsage(usage, reply);
+    addUsage(usage, reply, call);
     const { message, calls } = normaliseAssistantMessage(reply);
-    hooks.onModelEnd?.({ iteration: iterations, durationMs: performance.now() - started, reply, toolCalls: calls.map((call) => call.name) });
+    hooks.onModelEnd?.({ iteration: iterations, durationMs: performance.now() - started, reply, toolCalls: calls.map((c) => c.name), promptTokens: call.prompt_tokens, toolDefinitionTokens: call.tool_definition_tokens });
     toolContext.logger.info(
-      { iteration: iterations, duration_ms: Math.round(performance.now() - started), tool_calls: calls.map((c) => c.name) },
+      { iteration: iterations, duration_ms: Math.round(performance.now() - started), tool_calls: calls.map((c) => c.name), prompt_tokens: call.prompt_tokens, tool_definition_tokens: call.tool_definition_tokens },
       'model call',
     );
     turn.push(message);
@@ -130,7 +159,9 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
       if (!written) options.onEvent?.({ type: 'token', text: answer });
       return { answer, finished: true, stopReason: 'completed', iterations, toolCalls, usage, messages: turn };
     }
-    const executed = await executeToolCalls(calls, registry, { ...toolContext, signal }, options.onEvent, hooks);
+    // The results may take what the window leaves for the next call (its definitions included).
+    const room = budget.promptTokens - callTokens(prompt, turn, toolsFor([...history, ...turn]).tokens);
+    const executed = await executeToolCalls(calls, registry, { ...toolContext, signal }, options.onEvent, hooks, maxToolResultChars(room, calls.length));
     turn.push(...executed.messages);
     toolCalls.push(...executed.records);
   }
@@ -147,7 +178,7 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
  * Tool-call argument fragments are joined by LangChain; arguments it could only "repair" into
  * something invalid fail validation later as a structured tool error.
  */
-async function streamReply(model: ChatModelWithTools, messages: BaseMessage[], signal: AbortSignal | undefined, onEvent: AgentEventListener): Promise<AIMessage> {
+async function streamReply(model: BoundChatModel, messages: BaseMessage[], signal: AbortSignal | undefined, onEvent: AgentEventListener): Promise<AIMessage> {
   let whole: AIMessageChunk | undefined;
   for await (const chunk of await model.stream(messages, { signal })) {
     const piece = chunk as unknown as AIMessageChunk;
@@ -166,8 +197,14 @@ async function streamReply(model: ChatModelWithTools, messages: BaseMessage[], s
   });
 }
 
-function addUsage(usage: Usage, message: AIMessage): void {
+function addUsage(usage: Usage, message: AIMessage, call: CallUsage): void {
   const metadata = message.usage_metadata;
+  call.input_tokens = metadata?.input_tokens ?? 0;
+  usage.calls = [...(usage.calls ?? []), call];
+  const definitions = (usage.tool_definition_tokens ?? 0) + call.tool_definition_tokens;
+  const prompts = usage.calls.reduce((sum, each) => sum + each.prompt_tokens, 0);
+  usage.tool_definition_tokens = definitions;
+  usage.tool_definition_share = prompts > 0 ? Math.round((definitions / prompts) * 100) / 100 : 0;
   if (!metadata) return;
   usage.input_tokens += metadata.input_tokens ?? 0;
   usage.output_tokens += metadata.output_tokens ?? 0;

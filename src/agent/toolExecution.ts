@@ -22,13 +22,17 @@ export interface ToolCallRecord {
   presentation?: PresentationSpec;
 }
 
-/** Executes the calls sequentially (later calls may depend on earlier side effects in future skills). */
+/**
+ * Executes the calls sequentially (later calls may depend on earlier side effects in future skills).
+ * Each result the model reads is cut to `maxResultChars` (the room the context window leaves).
+ */
 export async function executeToolCalls(
   calls: readonly PendingToolCall[],
   registry: SkillRegistry,
   context: ToolContext,
   onEvent?: AgentEventListener,
   hooks?: RunHooks,
+  maxResultChars = MAX_TOOL_RESULT_CHARS,
 ): Promise<{ messages: ToolMessage[]; records: ToolCallRecord[] }> {
   const messages: ToolMessage[] = [];
   const records: ToolCallRecord[] = [];
@@ -50,18 +54,18 @@ export async function executeToolCalls(
     const presentation = outcome.ok ? outcome.presentation : undefined;
     records.push({ id: call.id, name: call.name, args, ok: outcome.ok, result, duration_ms: durationMs, ...(presentation ? { presentation } : {}) });
     onEvent?.({ type: 'tool_result', id: call.id, name: call.name, ok: outcome.ok, duration_ms: durationMs, result: compactResult(result), ...(presentation ? { presentation } : {}) });
-    messages.push(new ToolMessage({ tool_call_id: call.id, name: call.name, content: toModelText(result), status: outcome.ok ? 'success' : 'error' }));
+    messages.push(new ToolMessage({ tool_call_id: call.id, name: call.name, content: toModelText(result, maxResultChars), status: outcome.ok ? 'success' : 'error' }));
   }
   return { messages, records };
 }
 
 /** JSON for the model, cut to a bounded size so one result cannot flood the context. */
-function toModelText(result: unknown): string {
+function toModelText(result: unknown, maxChars: number): string {
   const text = JSON.stringify(result) ?? 'null';
-  if (text.length <= MAX_TOOL_RESULT_CHARS) return text;
-  return JSON.stringify({
-    truncated: true,
-    note: `The result had ${text.length} characters and was cut to ${MAX_TOOL_RESULT_CHARS}. Ask for fewer rows or dimensions.`,
-    partial: text.slice(0, MAX_TOOL_RESULT_CHARS - 300),
-  });
+  if (text.length <= maxChars) return text;
+  const cutTo = (length: number) =>
+    JSON.stringify({ truncated: true, note: `The result had ${text.length} characters and was cut to ${maxChars}. Ask for fewer rows or dimensions.`, partial: text.slice(0, length) });
+  // The partial JSON is escaped once more (each quote gains a backslash): shorten it by what that adds.
+  const first = cutTo(maxChars - 300);
+  return first.length <= maxChars ? first : cutTo(Math.max(0, maxChars - 300 - (first.length - maxChars)));
 }

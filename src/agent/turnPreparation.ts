@@ -1,6 +1,7 @@
 /**
  * Prepares what the model sees: the system prompt (base prompt plus one line per skill; the
- * skills' instructions come on demand from `load_skill`), the conversation so far, and assistant messages normalised so every tool
+ * skills' instructions come on demand from `load_skill`, which also binds the skill's tools; the
+ * prompt depends only on the enabled skills, so it is the same for every call), the conversation so far, and assistant messages normalised so every tool
  * call has an id and a parsed or explicitly malformed argument object.
  */
 import { randomUUID } from 'node:crypto';
@@ -30,7 +31,7 @@ export function buildSystemPrompt(skills: readonly Skill[], options: SystemPromp
   return `${basePrompt}
 
 ## Skills
-Before you first use a skill's tools in a conversation, call load_skill with its name and follow the instructions it returns (again if they are no longer in the conversation).
+A skill's tools are available once you call load_skill with its name; do so before you first use them, and follow the instructions it returns (load it again if they are no longer in the conversation).
 ${lines.join('\n') || '(no skills are enabled)'}`;
 }
 

@@ -6,7 +6,8 @@ import { AnalystError } from './analystError.ts';
 
 const marker = Symbol.for('analyst.error.model-provider');
 
-export type ModelFailureKind = 'timeout' | 'rate_limited' | 'unavailable' | 'bad_response' | 'rejected';
+/** `context_too_small`: the question does not fit the model's context window (MODEL_CONTEXT_TOKENS, or the server's own). */
+export type ModelFailureKind = 'timeout' | 'rate_limited' | 'unavailable' | 'bad_response' | 'rejected' | 'context_too_small';
 
 /** The chat model could not produce a reply within the retries and deadline. */
 export class ModelProviderError extends AnalystError {

@@ -56,6 +56,7 @@ const modelKinds: Record<ModelProviderError['kind'], ProblemKind> = {
   unavailable: 'modelUnavailable',
   bad_response: 'modelUnavailable',
   rejected: 'modelUnavailable',
+  context_too_small: 'modelUnavailable',
 };
 
 /** What to answer for an error: its problem kind, detail and extra members. */

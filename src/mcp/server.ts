@@ -123,7 +123,7 @@ export function createMcpServer(dependencies: McpDependencies, conversations: Co
  * reaches the tool run here and only here. A success is the result as `structuredContent` plus its JSON
  * (and the tool's one-line summary) as text; a failure is `isError` with `{ error }` as JSON text.
  * @example
- * const result = await callTool(services, conversations, 'list_sources', {}, { caller, logger, signal });
+ * const result = await callTool(services, conversations, toolName, {}, { caller, logger, signal });
  */
 export async function callTool(
   dependencies: McpDependencies,

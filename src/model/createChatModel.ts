@@ -1,12 +1,16 @@
 /**
  * Chooses the chat model: an OpenAI or OpenAI-compatible endpoint when one is configured,
  * otherwise the embedded offline planner. Either way the agent sees a LangChain chat model.
+ * The endpoint's model lets the agent bind tools call by call (`withTools`) and knows its
+ * context window (MODEL_CONTEXT_TOKENS); the offline planner keeps every tool bound.
  */
 import { ChatOpenAI } from '@langchain/openai';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ServiceConfig } from '../config/config.ts';
-import type { ChatModelWithTools } from './chatModel.ts';
+import type { BoundChatModel, ChatModelWithTools } from './chatModel.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
+import type { ModelToolDefinition } from '../skills/modelDefinition.ts';
+import { mentions } from '../scopes/scopedCatalog.ts';
 import { OfflineChatModel } from './offline/offlineChatModel.ts';
 
 export interface ModelDescription {
@@ -15,14 +19,27 @@ export interface ModelDescription {
   base_url?: string;
 }
 
-/** Builds the chat model with every registry tool bound to it. */
-export function createChatModel(config: ServiceConfig['model'], catalog: Catalog, registry: SkillRegistry): { model: ChatModelWithTools; description: ModelDescription } {
-  const tools = registry.list().map((entry) => ({
-    type: 'function' as const,
-    function: { name: entry.tool.name, description: entry.tool.description, parameters: entry.inputSchema },
-  }));
+/**
+ * Builds the chat model. Invoked as it is, it has every registry tool bound (as before tools
+ * were bound on demand); the agent calls `withTools` for the definitions each call needs.
+ * @example
+ * const { model, description } = createChatModel(config.model, catalog, registry);
+ * const scoped = createChatModel(config.model, scopedCatalog, registry, { hiddenTerms }); // a scoped key's offline model
+ */
+export function createChatModel(
+  config: ServiceConfig['model'],
+  catalog: Catalog,
+  registry: SkillRegistry,
+  options: { hiddenTerms?: readonly string[] } = {},
+): { model: ChatModelWithTools; description: ModelDescription } {
+  const tools = registry.list().map((entry) => entry.modelDefinition);
   if (config.provider === 'offline') {
-    return { model: new OfflineChatModel({ catalog, forms: registry.skills.flatMap((skill) => skill.questions ?? []) }).bindTools(tools), description: { provider: 'offline', name: OfflineChatModel.modelName } };
+    // For a scoped key, the example questions it offers never name data hidden from the key.
+    const hidden = options.hiddenTerms ?? [];
+    const forms = registry.skills
+      .flatMap((skill) => skill.questions ?? [])
+      .map((form) => (hidden.length ? { ...form, examples: form.examples.filter((example) => !hidden.some((term) => mentions(example, term))) } : form));
+    return { model: new OfflineChatModel({ catalog, forms }).bindTools(tools), description: { provider: 'offline', name: OfflineChatModel.modelName } };
   }
   const chat = new ChatOpenAI({
     model: config.modelName,
@@ -33,8 +50,10 @@ export function createChatModel(config: ServiceConfig['model'], catalog: Catalog
     temperature: 0,
     ...(config.baseUrl ? { configuration: { baseURL: config.baseUrl } } : {}),
   });
-  return {
-    model: chat.bindTools(tools) as unknown as ChatModelWithTools,
-    description: { provider: 'openai', name: config.modelName, ...(config.baseUrl ? { base_url: config.baseUrl } : {}) },
-  };
+  const bind = (definitions: readonly ModelToolDefinition[]) => chat.bindTools([...definitions]) as unknown as BoundChatModel;
+  const model: ChatModelWithTools = Object.assign(bind(tools), {
+    withTools: bind,
+    ...(config.contextTokens === undefined ? {} : { contextTokens: config.contextTokens }),
+  });
+  return { model, description: { provider: 'openai', name: config.modelName, ...(config.baseUrl ? { base_url: config.baseUrl } : {}) } };
 }

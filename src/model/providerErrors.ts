@@ -5,6 +5,9 @@
 import { ModelProviderError } from '../errors/index.ts';
 import { redactUrls } from '../shared/redact.ts';
 
+/** How OpenAI, vLLM, llama.cpp and LM Studio word a prompt longer than the model's window. */
+const CONTEXT_EXCEEDED = /context length|context window|context size|maximum context|exceeds the available context|too many tokens/i;
+
 /** Classifies a model-call failure. `signal` is the run's signal, to recognise our own deadline. */
 export function toModelProviderError(error: unknown, signal?: AbortSignal): ModelProviderError {
   if (ModelProviderError.isInstance(error)) return error;
@@ -20,6 +23,15 @@ export function toModelProviderError(error: unknown, signal?: AbortSignal): Mode
   }
   if (status !== undefined && status >= 500) {
     return new ModelProviderError('unavailable', `The model provider failed (HTTP ${status}) after retries.`, { cause: error });
+  }
+  // LangChain names it ContextOverflowError (status in the message); other clients keep the status and code.
+  if (err?.name === 'ContextOverflowError' || err?.code === 'context_length_exceeded' || (status !== undefined && status >= 400 && status < 500 && CONTEXT_EXCEEDED.test(message))) {
+    // The service sent more than the model holds: its window is smaller than MODEL_CONTEXT_TOKENS says.
+    return new ModelProviderError(
+      'context_too_small',
+      `The prompt does not fit the model's context window: ${message.replace(/^\d{3} /, '')} Set MODEL_CONTEXT_TOKENS to the model's context size, so the service fits every call into it.`,
+      { cause: error },
+    );
   }
   if (status !== undefined && status >= 400) {
     return new ModelProviderError('rejected', `The model provider rejected the request (HTTP ${status}): ${message}`, { cause: error });

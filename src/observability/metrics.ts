@@ -15,6 +15,8 @@ export interface MetricsOptions {
 /** Latency buckets (seconds) for HTTP requests, model calls and tool calls. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const ITERATION_BUCKETS = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20];
+/** Prompt sizes (tokens): from a lean first call to a hosted model's whole window. */
+const PROMPT_TOKEN_BUCKETS = [500, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000];
 
 export class Metrics {
   readonly registry = new Registry();
@@ -56,6 +58,13 @@ export class Metrics {
     name: 'model_tokens_total',
     help: 'Tokens reported by the chat model, by provider and kind (input or output).',
     labelNames: ['provider', 'kind'] as const,
+    registers: [this.registry],
+  });
+  readonly modelPromptTokens = new Histogram({
+    name: 'model_prompt_tokens',
+    help: 'Prompt tokens of each chat model call (messages and tool definitions), by provider: as the provider reports them, else estimated.',
+    labelNames: ['provider'] as const,
+    buckets: PROMPT_TOKEN_BUCKETS,
     registers: [this.registry],
   });
   readonly agentIterations = new Histogram({

@@ -10,7 +10,7 @@ import type { Metrics } from './metrics.ts';
 
 /** One step of a question: a model call or a tool call, in the order they happened. */
 export type TraceStep =
-  | { type: 'model'; duration_ms: number; outcome: string; input_tokens?: number; output_tokens?: number; tool_calls?: string[] }
+  | { type: 'model'; duration_ms: number; outcome: string; input_tokens?: number; output_tokens?: number; prompt_tokens?: number; tool_definition_tokens?: number; tool_calls?: string[] }
   | { type: 'tool'; tool: string; tool_call_id: string; duration_ms: number; outcome: string };
 
 export interface QuestionObservation {
@@ -34,7 +34,7 @@ export function questionHooks(observation: QuestionObservation): RunHooks {
   const started = performance.now();
   const steps: TraceStep[] = [];
   return {
-    onModelEnd({ durationMs, reply, toolCalls }) {
+    onModelEnd({ durationMs, reply, toolCalls, promptTokens, toolDefinitionTokens }) {
       const input = reply.usage_metadata?.input_tokens;
       const output = reply.usage_metadata?.output_tokens;
       steps.push({
@@ -43,12 +43,17 @@ export function questionHooks(observation: QuestionObservation): RunHooks {
         outcome: 'ok',
         ...(input === undefined ? {} : { input_tokens: input }),
         ...(output === undefined ? {} : { output_tokens: output }),
+        ...(promptTokens === undefined ? {} : { prompt_tokens: promptTokens }),
+        ...(toolDefinitionTokens === undefined ? {} : { tool_definition_tokens: toolDefinitionTokens }),
         tool_calls: [...toolCalls],
       });
       if (!metrics) return;
       metrics.modelCalls.inc({ provider: metrics.provider, outcome: 'ok' });
       metrics.modelCallDuration.observe({ provider: metrics.provider }, durationMs / 1000);
       if (input) metrics.modelTokens.inc({ provider: metrics.provider, kind: 'input' }, input);
+      // The provider's count when it gives one (it tokenises for real), else the agent's estimate.
+      const prompt = input || promptTokens;
+      if (prompt) metrics.modelPromptTokens.observe({ provider: metrics.provider }, prompt);
       if (output) metrics.modelTokens.inc({ provider: metrics.provider, kind: 'output' }, output);
     },
     onModelError({ durationMs, error }) {

@@ -22,6 +22,8 @@ export { distinctValues, valueExists } from '../data/lookups.ts';
 export { roundAmount } from '../shared/amounts.ts';
 export { aggregateOf, type Aggregate, type Filter, type MeasureExpression, type MergedRow, type MergeQuery, type MergeSide, type Output, type Row, type SelectQuery, type Value } from '../data/query.ts';
 export { humanize, plural } from './presentation.ts';
+export { briefForModel } from './modelDefinition.ts';
+export { filtersArgument, FILTERS_ARGUMENT_DESCRIPTION } from './arguments.ts';
 export { describeFilters, errorAnswer, failedStep, sideLabels, textFormat, type TextFormat } from './answerText.ts';
 export { scopeOn, sourceFor } from './questionScope.ts';
 export type { ChartSpec, ColumnRole, ColumnSpec, PresentationSpec, SeriesSpec, SidesSpec, ViewSpec } from './presentation.ts';
@@ -75,8 +77,18 @@ export interface KnowledgeBase {
 export interface ToolDefinition<Input extends z.ZodType = z.ZodType, Output extends z.ZodType = z.ZodType> {
   /** snake_case, unique across all skills: models and dashboards call tools by this name. */
   name: string;
-  /** Shown to the model: say what the tool answers and when to use it. */
+  /**
+   * Shown to the model on every call while the tool is bound: one or two sentences saying what
+   * the tool answers and when to use it. Details, examples and edge cases belong in SKILL.md
+   * (load_skill returns it once); `npm run skill:check` warns above a size budget.
+   */
   description: string;
+  /**
+   * Bound from the first call of every question, before the model loads the skill: for a cheap
+   * tool that orients the model (e.g. one listing what can be asked about). Default false: the
+   * tool is bound once the model loads its skill or calls one of its tools.
+   */
+  alwaysBound?: boolean;
   input: Input;
   /**
    * What the handler returns. `GET /skills` publishes it as `output_schema`; the tests parse every

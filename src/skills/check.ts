@@ -2,6 +2,8 @@
  * `npm run skill:check`: validates every skill folder and reports each problem with its file
  * and line — SKILL.md frontmatter and instructions, the tools' names, descriptions, input and
  * output schemas, tool names declared twice (across skills too), and that every tool has a test.
+ * It warns (without failing) when a tool's definition as the model is sent it is over
+ * TOOL_DEFINITION_TOKEN_BUDGET: every bound definition goes with every model call.
  * What startup also checks (SKILL.md, the tools' shape, the question forms) is the loader's own
  * code (checkManifest, skillModuleProblems), so the two never disagree. It also refuses the
  * placeholder description `npm run skill:new` writes.
@@ -16,6 +18,7 @@ import { projectRoot } from '../config/config.ts';
 import type { SkillModule, ToolDefinition } from './api.ts';
 import { checkManifest, importSkillModule, skillFolders, skillModuleProblems } from './loader.ts';
 import type { SkillProblem } from './manifest.ts';
+import { definitionTokens, modelToolDefinition } from './modelDefinition.ts';
 import { isScaffoldDescription } from './scaffold.ts';
 import { inputJsonSchema, LOAD_SKILL_TOOL_NAME, outputJsonSchema } from './toolShape.ts';
 
@@ -23,6 +26,12 @@ export type { SkillProblem };
 
 /** OpenAI refuses function descriptions longer than this. */
 export const MAX_TOOL_DESCRIPTION_CHARS = 1024;
+
+/**
+ * Most tokens (characters / 4) one tool's definition should take as the model is sent it: name,
+ * description and compact input schema (modelDefinition.ts). Over it, skill:check warns.
+ */
+export const TOOL_DEFINITION_TOKEN_BUDGET = 250;
 
 export interface CheckOptions {
   /** Folders whose `*.test.ts` files count as tests of any skill; default `<project>/test`. */
@@ -41,6 +50,8 @@ export interface CheckedSkill {
 export interface CheckReport {
   skills: CheckedSkill[];
   problems: SkillProblem[];
+  /** What should be fixed but does not fail the check (a tool definition over its token budget). */
+  warnings: SkillProblem[];
 }
 
 interface DeclaredTool {
@@ -57,16 +68,18 @@ export async function checkSkills(directory: string, options: CheckOptions = {})
   try {
     folders = skillFolders(directory);
   } catch (error) {
-    return { skills: [], problems: [{ file: directory, line: 1, message: (error as Error).message }] };
+    return { skills: [], problems: [{ file: directory, line: 1, message: (error as Error).message }], warnings: [] };
   }
   const testDirectories = options.testDirectories ?? [path.join(projectRoot, 'test')];
   const sharedTests = testFiles(testDirectories);
   const skills: CheckedSkill[] = [];
   const declared: DeclaredTool[] = [];
+  const warnings: SkillProblem[] = [];
   for (const folder of folders) {
     const skillDirectory = path.join(directory, folder);
     const result = await checkSkill(skillDirectory, options.fresh ?? false);
     problems.push(...byFileAndLine(result.problems));
+    warnings.push(...result.warnings);
     skills.push({ name: folder, directory: skillDirectory, enabled: result.enabled, tools: result.tools.map((t) => t.name) });
     declared.push(...result.tools);
     const tests = [...testFiles([skillDirectory]), ...sharedTests];
@@ -90,12 +103,13 @@ export async function checkSkills(directory: string, options: CheckOptions = {})
       problems.push({ file: tool.file, line: tool.line, message: `tool name '${name}' is also declared by ${others.join(', ')}; tool names must be unique across skills` });
     }
   }
-  return { skills, problems: dedupe(problems) };
+  return { skills, problems: dedupe(problems), warnings };
 }
 
-async function checkSkill(directory: string, fresh: boolean): Promise<{ problems: SkillProblem[]; tools: DeclaredTool[]; enabled: boolean }> {
+async function checkSkill(directory: string, fresh: boolean): Promise<{ problems: SkillProblem[]; warnings: SkillProblem[]; tools: DeclaredTool[]; enabled: boolean }> {
   const folder = path.basename(directory);
   const problems: SkillProblem[] = [];
+  const warnings: SkillProblem[] = [];
   const manifestPath = path.join(directory, 'SKILL.md');
   // The loader's own checks first (the same code startup runs), then what only skill:check adds.
   const { parsed, problems: manifestProblems } = checkManifest(directory);
@@ -120,7 +134,7 @@ async function checkSkill(directory: string, fresh: boolean): Promise<{ problems
   const modulePath = path.join(directory, 'index.ts');
   if (!existsSync(modulePath)) {
     problems.push({ file: modulePath, line: 1, message: 'index.ts is missing: it must default-export defineSkill({ tools: [...] })' });
-    return { problems, tools: [], enabled };
+    return { problems, warnings, tools: [], enabled };
   }
   let module: { default?: SkillModule };
   try {
@@ -128,14 +142,14 @@ async function checkSkill(directory: string, fresh: boolean): Promise<{ problems
   } catch (error) {
     const where = errorLocation(error, directory) ?? { file: modulePath, line: 1 };
     problems.push({ ...where, message: `failed to load: ${loadFailure(error)}` });
-    return { problems, tools: [], enabled };
+    return { problems, warnings, tools: [], enabled };
   }
   const exportLine = lineMatching(modulePath, /export\s+default/) ?? 1;
   const moduleProblems = skillModuleProblems(module);
   const tools = module.default?.tools;
   if (!Array.isArray(tools) || tools.length === 0) {
     problems.push(...moduleProblems.map((p) => ({ file: modulePath, line: exportLine, message: p.message })));
-    return { problems, tools: [], enabled };
+    return { problems, warnings, tools: [], enabled };
   }
   const sources = sourceFiles(directory);
   const declared: DeclaredTool[] = [];
@@ -154,12 +168,28 @@ async function checkSkill(directory: string, fresh: boolean): Promise<{ problems
     }
     const definition = tool as ToolDefinition;
     problems.push(...definitionProblems(definition).map((message) => ({ ...where, message: `${label}: ${message}` })));
+    const size = definitionSize(definition);
+    if (size !== undefined && size > TOOL_DEFINITION_TOKEN_BUDGET) {
+      warnings.push({
+        ...where,
+        message: `${label}: its definition takes ${size} tokens, over the budget of ${TOOL_DEFINITION_TOKEN_BUDGET} (it is sent on every model call while bound): say in a sentence or two what it answers and when to use it, and move details and examples to SKILL.md`,
+      });
+    }
     declared.push({ skill: folder, name: definition.name, ...where });
   });
   for (const problem of moduleProblems) {
     if (problem.question !== undefined) problems.push({ file: modulePath, line: exportLine, message: `questions[${problem.question}]: ${problem.message}` });
   }
-  return { problems, tools: declared, enabled };
+  return { problems, warnings, tools: declared, enabled };
+}
+
+/** Tokens of the definition the model is sent (undefined when its schema cannot be expressed: a problem already). */
+function definitionSize(tool: ToolDefinition): number | undefined {
+  try {
+    return definitionTokens(modelToolDefinition(tool));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Problems beyond the shape the loader requires: description length, JSON Schema of the input and output. */

@@ -1,7 +1,8 @@
 /**
  * The built-in `load_skill` tool. The system prompt lists each skill in one line; before using
  * a skill's tools the model calls `load_skill({name})` and gets the skill's instructions (the
- * SKILL.md body) and its tools' descriptions. So the prompt does not grow with every skill.
+ * SKILL.md body) and its tools' descriptions, and the agent binds the skill's tools from the next
+ * call on (src/agent/toolBinding.ts). So neither the prompt nor the tool definitions grow with every skill.
  */
 import { z } from 'zod';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
@@ -28,10 +29,9 @@ export interface LoadedSkill {
 export function loadSkillTool(source: SkillSource): ToolDefinition {
   return defineTool({
     name: LOAD_SKILL_TOOL_NAME,
-    description:
-      "Load a skill's instructions (how to use its tools, naming conventions, how to answer) and its tools' descriptions. Call it once per conversation before you first use a skill's tools.",
+    description: "Make a skill's tools available and get its instructions. Call it once per conversation, before you first use the skill.",
     input: z.strictObject({
-      name: nameArgument().describe('the skill name, as listed under "Skills" in the system prompt, e.g. data_analyst'),
+      name: nameArgument().describe('a skill listed in the system prompt'),
     }),
     output: z.object({
       skill: z.string(),

@@ -15,6 +15,7 @@ import { oversizedArgument, pathText } from './argumentGuard.ts';
 import { builtinSkill } from './loadSkillTool.ts';
 import type { Skill } from './loader.ts';
 import type { PresentationSpec } from './presentation.ts';
+import { modelToolDefinition, type ModelToolDefinition } from './modelDefinition.ts';
 import { inputJsonSchema, LOAD_SKILL_TOOL_NAME, outputJsonSchema } from './toolShape.ts';
 
 /** A call's outcome; a success carries how the web chat shows it when the tool says (`present`). */
@@ -31,6 +32,8 @@ export interface RegisteredTool {
   inputSchema: Record<string, unknown>;
   /** JSON Schema of the result (`{}` for a tool without an output schema). */
   outputSchema: Record<string, unknown>;
+  /** The definition the model is sent: the description and a compact view of the input (modelDefinition.ts). */
+  modelDefinition: ModelToolDefinition;
   /** True for tools of the service itself (`load_skill`), not of a skill folder. */
   builtin?: boolean;
 }
@@ -160,7 +163,7 @@ export class SkillRegistry {
   }
 }
 
-function jsonSchemasOf(tool: ToolDefinition): { inputSchema: Record<string, unknown>; outputSchema: Record<string, unknown> } {
+function jsonSchemasOf(tool: ToolDefinition): { inputSchema: Record<string, unknown>; outputSchema: Record<string, unknown>; modelDefinition: ModelToolDefinition } {
   const convert = (kind: 'input' | 'output', toJson: (tool: ToolDefinition) => Record<string, unknown>) => {
     try {
       return toJson(tool);
@@ -168,7 +171,7 @@ function jsonSchemasOf(tool: ToolDefinition): { inputSchema: Record<string, unkn
       throw new ConfigurationError(`Tool '${tool.name}': its ${kind} schema cannot be expressed as JSON Schema: ${(error as Error).message}`);
     }
   };
-  return { inputSchema: convert('input', inputJsonSchema), outputSchema: convert('output', outputJsonSchema) };
+  return { inputSchema: convert('input', inputJsonSchema), outputSchema: convert('output', outputJsonSchema), modelDefinition: modelToolDefinition(tool) };
 }
 
 function parseArguments(raw: unknown): unknown {

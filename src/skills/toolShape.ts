@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { ToolDefinition } from './api.ts';
 import { TOOL_NAME_PATTERN } from './manifest.ts';
+import { BRIEF_FOR_MODEL_KEY } from './modelDefinition.ts';
 
 /** The built-in tool's name; no skill may declare it. */
 export const LOAD_SKILL_TOOL_NAME = 'load_skill';
@@ -37,7 +38,8 @@ export function toolShapeProblems(tool: unknown): string[] {
 
 /** The JSON Schema of a tool's input as models and dashboards see it. @throws Error when zod cannot express it. */
 export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
-  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  // The mark briefForModel sets concerns the model's view only (modelDefinition.ts).
+  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any', override: (context) => void delete (context.jsonSchema as Record<string, unknown>)[BRIEF_FOR_MODEL_KEY] }) as Record<string, unknown>;
   delete schema.$schema;
   return schema;
 }

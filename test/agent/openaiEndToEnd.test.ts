@@ -533,7 +533,7 @@ describe('POST /chat against an OpenAI-compatible provider', () => {
     expect(mock.requests).toHaveLength(2);
   });
 
-  it('lists each skill in one line of the system prompt, loads instructions on demand, and sends every tool as JSON Schema', async () => {
+  it('lists each skill in one line of the system prompt, and binds a skill\'s tools from the call after load_skill', async () => {
     const service = await buildService();
     mock.enqueue({ toolCalls: [{ name: 'load_skill', arguments: { name: 'data_analyst' }, id: 'call_load' }] }, { content: 'Hi.' });
     const response = await chat(service, { message: 'What can you do?' });
@@ -552,20 +552,43 @@ describe('POST /chat against an OpenAI-compatible provider', () => {
     const loaded = parseToolContent(lastOfRole(messagesOf(1), 'tool')) as { instructions: string };
     expect(loaded.instructions).toBe(instructions);
 
-    expect(sent.tools.map((t) => t.function.name).sort()).toEqual(service.registry.names().sort());
-    expect(sent.tools.map((t) => t.function.name)).toEqual(expect.arrayContaining([...DATA_ANALYST_TOOLS, 'load_skill']));
-    for (const tool of sent.tools) {
+    // The first call carries the built-in tool and the always-bound list_sources; the next one adds data_analyst's tools, in order.
+    const second = requestAt(1).body as { messages: WireMessage[]; tools: WireTool[] };
+    expect(sent.tools.map((t) => t.function.name)).toEqual(['load_skill', 'list_sources']);
+    expect(second.tools.map((t) => t.function.name)).toEqual(['load_skill', ...DATA_ANALYST_TOOLS]);
+    // The prefix a provider caches stays the same: the system prompt, and the first tools in the same order.
+    expect(second.messages[0]).toEqual(system);
+    for (const tool of second.tools) {
       expect(tool.type).toBe('function');
       expect(tool.function.description?.length ?? 0).toBeGreaterThan(20);
       const parameters = tool.function.parameters;
       expect(parameters.type).toBe('object');
       expect(typeof parameters.properties).toBe('object');
-      expect(parameters).toEqual(service.registry.get(tool.function.name)!.inputSchema);
+      expect(parameters).toEqual(service.registry.get(tool.function.name)!.modelDefinition.function.parameters);
+      // Validation-only keywords stay on the service's side (zod): the model is sent the shape.
+      expect(JSON.stringify(parameters)).not.toMatch(/maxLength|minItems|propertyNames/);
     }
-    const byName = new Map(sent.tools.map((t) => [t.function.name, t.function.parameters]));
+    const byName = new Map(second.tools.map((t) => [t.function.name, t.function.parameters]));
     expect(byName.get('query_source')!.required).toEqual(['source']);
     expect(byName.get('compare_sources')!.required).toEqual(expect.arrayContaining(['source_a', 'source_b', 'measure']));
     expect(Object.keys(byName.get('list_sources')!.properties as object)).toEqual([]);
+  });
+
+  it('runs a tool the model calls before loading its skill, binds the skill from the next call, and keeps it bound in a follow-up', async () => {
+    const service = await buildService();
+    mock.enqueue({ toolCalls: [{ name: 'find_duplicates', arguments: { source: 'fi_reporting', filters: { company: '1000', period: '2024012' } }, id: 'call_dupes' }] }, { content: 'Four lines were loaded twice.' });
+    const first = await chat(service, { message: 'Are there duplicates in FI for 1000 in December?' });
+    expect(first.status).toBe(200);
+    expect(first.body.tool_calls[0]).toMatchObject({ name: 'find_duplicates', ok: true });
+    const names = (index: number) => (requestAt(index).body as { tools: WireTool[] }).tools.map((t) => t.function.name);
+    expect(names(0)).toEqual(['load_skill', 'list_sources']);
+    expect(names(1)).toEqual(['load_skill', 'list_sources', ...service.registry.skill('data_quality')!.tools.map((t) => t.name)]);
+
+    mock.enqueue({ content: 'Still bound.' });
+    const followUp = await chat(service, { message: 'And in November?', session_id: first.body.session_id });
+    expect(followUp.status).toBe(200);
+    expect(names(2)).toEqual(names(1));
+    expect(followUp.body.usage.calls).toEqual([expect.objectContaining({ tools: names(2).length, tool_definition_tokens: expect.any(Number), prompt_tokens: expect.any(Number) })]);
   });
 
   it('never put a stack trace in any response of this file', () => {

@@ -40,9 +40,10 @@ describe('skill:check on the repository', () => {
     expect(formatProblems(report.problems.filter((p) => p.file.includes(`${path.sep}data_analyst${path.sep}`)))).toEqual([]);
   });
 
-  it('passes every skill in skills/', async () => {
+  it('passes every skill in skills/, each tool definition within its token budget', async () => {
     const report = await checkSkills(path.join(projectRoot, 'skills'));
     expect(formatProblems(report.problems)).toEqual([]);
+    expect(formatProblems(report.warnings)).toEqual([]);
   });
 });
 
@@ -50,7 +51,7 @@ describe('skill:check', () => {
   it('accepts a well-formed skill whose tools are named in a test of its folder', async () => {
     const root = temporaryDirectory();
     writeSkill(root, 'pinger', { manifest: manifest('pinger'), tools: { ping: tool('ping_tool') }, tested: ['ping_tool'] });
-    expect(await check(root)).toEqual({ skills: [{ name: 'pinger', directory: path.join(root, 'pinger'), enabled: true, tools: ['ping_tool'] }], problems: [] });
+    expect(await check(root)).toEqual({ skills: [{ name: 'pinger', directory: path.join(root, 'pinger'), enabled: true, tools: ['ping_tool'] }], problems: [], warnings: [] });
   });
 
   it('requires a test for each tool, at the line declaring it; tests under the given folders count too', async () => {
@@ -120,6 +121,23 @@ describe('skill:check', () => {
       "tools/plain.ts:5: tool 'plain_tool': input must be a zod schema, e.g. z.strictObject({ ... })",
       "tools/reserved.ts:5: tool 'load_skill': tool name 'load_skill' is reserved for the service's built-in tool; choose another name",
     ]);
+  });
+
+  it('warns, without failing, when a tool definition is over its token budget, at the line of its name', async () => {
+    const root = temporaryDirectory();
+    const longWinded = 'Answers pong. '.repeat(72);
+    const documented = 'z.strictObject({ target: z.string().describe(' + JSON.stringify('the host to ping; '.repeat(60)) + ') })';
+    writeSkill(root, 'chatty', {
+      manifest: manifest('chatty'),
+      tools: { lean: tool('lean_tool'), wordy: tool('wordy_tool', { description: longWinded }), schema: tool('schema_tool', { input: documented }) },
+      tested: ['lean_tool', 'wordy_tool', 'schema_tool'],
+    });
+    const report = await check(root);
+    expect(report.problems).toEqual([]);
+    const warnings = lines(report.warnings, root);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/^chatty\/wordy\.ts:5: tool 'wordy_tool': its definition takes \d+ tokens, over the budget of 250 .*move details and examples to SKILL\.md$/);
+    expect(warnings[1]).toMatch(/^chatty\/schema\.ts:5: tool 'schema_tool': its definition takes \d+ tokens/);
   });
 
   it('reports a tool name declared by two skills at both declarations', async () => {

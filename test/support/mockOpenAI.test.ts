@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ChatOpenAI } from '@langchain/openai';
 import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage } from '@langchain/core/messages';
-import { startMockOpenAI, type MockOpenAI } from './mockOpenAI.ts';
+import { promptTokens, startMockOpenAI, toolDefinitionTokens, type MockOpenAI } from './mockOpenAI.ts';
 
 const weatherTool = {
   type: 'function' as const,
@@ -208,6 +208,33 @@ describe('mockOpenAI with the real ChatOpenAI client', () => {
       tool_calls: [{ id: 'call_paris', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
     });
     expect(messages[2]).toEqual({ role: 'tool', content: '{"sky":"sunny"}', tool_call_id: 'call_paris' });
+  });
+
+  it('answers with a reply computed from the request, e.g. to pass on what a tool returned', async () => {
+    mock.enqueue((sent) => ({ content: `You said: ${sent.body.messages.at(-1).content}` }));
+    expect((await client().invoke('ping')).content).toBe('You said: ping');
+  });
+
+  it('measures a request as the characters of its messages and tool definitions / 4', () => {
+    const body = { model: 'ignored', messages: [{ role: 'user', content: 'x'.repeat(100) }], tools: [weatherTool] };
+    const chars = JSON.stringify(body.messages).length + JSON.stringify(body.tools).length;
+    expect(promptTokens(body)).toBe(Math.ceil(chars / 4));
+    expect(toolDefinitionTokens(body)).toBe(Math.ceil(JSON.stringify([weatherTool]).length / 4));
+    expect(promptTokens({ messages: [] })).toBe(Math.ceil('[][]'.length / 4));
+  });
+
+  it('refuses a prompt over maxPromptTokens as a local server does (400 context_length_exceeded), keeping the reply queued', async () => {
+    const small = await startMockOpenAI({ maxPromptTokens: 50 });
+    try {
+      small.enqueue({ content: 'short enough' });
+      const chat = new ChatOpenAI({ model: 'mock-model', apiKey: 'test-key', configuration: { baseURL: small.url }, maxRetries: 0 });
+      await expect(chat.invoke('a question far too long for this window '.repeat(10))).rejects.toThrow(/maximum context length is 50 tokens/);
+      expect(small.pending()).toBe(1);
+      expect((await chat.invoke('hi')).content).toBe('short enough');
+      expect(small.requests).toHaveLength(2);
+    } finally {
+      await small.close();
+    }
   });
 
   it('fails loudly when the queue is empty', async () => {

@@ -14,6 +14,11 @@
  *   ...
  *   expect(mock.requests).toHaveLength(2);
  *   await mock.close();
+ *
+ * A reply may also be a function of the request (e.g. to pass on an id a tool returned), and
+ * `maxPromptTokens` makes the mock refuse prompts over that size the way a local server with
+ * that context window does (400, `context_length_exceeded`). `promptTokens` is the one measure
+ * of a request's size the tests and the README's figures use.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -43,6 +48,9 @@ export type ScriptedReply = (
 ) &
   ReplyCommon;
 
+/** A reply, or a function choosing it from the request it answers. */
+export type ScriptedStep = ScriptedReply | ((request: RecordedRequest) => ScriptedReply);
+
 export interface RecordedRequest {
   method: string;
   path: string;
@@ -54,7 +62,7 @@ export interface RecordedRequest {
 export interface MockOpenAI {
   /** Base URL to give the client, e.g. `http://127.0.0.1:PORT/v1`. */
   url: string;
-  enqueue(...replies: ScriptedReply[]): void;
+  enqueue(...replies: ScriptedStep[]): void;
   /** Every chat.completions request, in arrival order (parsed JSON body). */
   requests: RecordedRequest[];
   /** Replies not yet consumed. */
@@ -65,6 +73,33 @@ export interface MockOpenAI {
 }
 
 type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+
+export interface MockOpenAIOptions {
+  port?: number;
+  /**
+   * Refuse a request whose prompt ({@link promptTokens}) is over this many tokens with a 400
+   * `context_length_exceeded` error, as a local server with that context window does. The
+   * scripted reply stays queued for the next request.
+   */
+  maxPromptTokens?: number;
+}
+
+/**
+ * The size of a chat request as the tests measure it: characters of its messages and tool
+ * definitions as sent (JSON), divided by 4. Used for every prompt-size figure of the README.
+ * @example
+ * promptTokens(mock.requests[0]!.body) // 1_234
+ */
+export function promptTokens(body: unknown): number {
+  const request = (body ?? {}) as { messages?: unknown; tools?: unknown };
+  const chars = JSON.stringify(request.messages ?? []).length + JSON.stringify(request.tools ?? []).length;
+  return Math.ceil(chars / 4);
+}
+
+/** Tokens of the tool definitions alone, by the measure of {@link promptTokens}. */
+export function toolDefinitionTokens(body: unknown): number {
+  return Math.ceil(JSON.stringify((body as { tools?: unknown } | undefined)?.tools ?? []).length / 4);
+}
 
 const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
 const MODELS_PATHS = new Set(['/v1/models', '/models']);
@@ -149,8 +184,8 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export async function startMockOpenAI(options: { port?: number } = {}): Promise<MockOpenAI> {
-  const queue: ScriptedReply[] = [];
+export async function startMockOpenAI(options: MockOpenAIOptions = {}): Promise<MockOpenAI> {
+  const queue: ScriptedStep[] = [];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let callCounter = 0;
@@ -169,9 +204,19 @@ export async function startMockOpenAI(options: { port?: number } = {}): Promise<
     } catch {
       body = rawBody;
     }
-    requests.push({ method: req.method ?? 'POST', path, headers: { ...req.headers }, body });
+    const recorded: RecordedRequest = { method: req.method ?? 'POST', path, headers: { ...req.headers }, body };
+    requests.push(recorded);
 
-    const reply = queue.shift();
+    const size = promptTokens(body);
+    if (options.maxPromptTokens !== undefined && size > options.maxPromptTokens) {
+      // The wording of vLLM and OpenAI; llama.cpp's server refuses with 400 too.
+      const message = `This model's maximum context length is ${options.maxPromptTokens} tokens. However, your messages resulted in ${size} tokens. Please reduce the length of the messages.`;
+      sendJson(res, 400, { error: { message, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } });
+      return;
+    }
+
+    const step = queue.shift();
+    const reply = typeof step === 'function' ? step(recorded) : step;
     if (!reply) {
       sendJson(res, 500, errorBody('mock: no scripted reply left', 'server_error'));
       return;
@@ -350,7 +395,7 @@ export async function startMockOpenAI(options: { port?: number } = {}): Promise<
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
-    enqueue(...replies: ScriptedReply[]) {
+    enqueue(...replies: ScriptedStep[]) {
       queue.push(...replies);
     },
     pending() {
