@@ -97,7 +97,7 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     apiKeys: config.apiKeys,
     declaredKeys: config.declaredKeys,
     // The offline model understands questions in the catalog's words: a scoped key's model knows only its scope's.
-    ...(config.model.provider === 'offline' ? { modelFor: (scoped: Catalog) => createChatModel(config.model, scoped, skills.registry).model } : {}),
+    ...(config.model.provider === 'offline' ? { modelFor: (scoped: Catalog, hiddenTerms: readonly string[]) => createChatModel(config.model, scoped, skills.registry, { hiddenTerms }).model } : {}),
     rateLimitPerMinute: config.rateLimitPerMinute,
     allowedHosts: config.allowedHosts,
     listenHost: config.host,

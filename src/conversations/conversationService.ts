@@ -38,10 +38,11 @@ export interface ConversationDependencies {
   readonly sessionMaxTurns?: number | undefined;
   /**
    * The model for a scoped catalog, when the model itself knows the catalog (the offline model's
-   * vocabulary): a scoped key's questions are then understood only in its scope's words.
+   * vocabulary and example questions): a scoped key's questions are then understood only in its
+   * scope's words, and the examples it is offered name no hidden data (`hiddenTerms`).
    * Absent: every caller shares `model` (a remote model learns the catalog from tool results).
    */
-  readonly modelFor?: ((catalog: Catalog) => ChatModelWithTools) | undefined;
+  readonly modelFor?: ((catalog: Catalog, hiddenTerms: readonly string[]) => ChatModelWithTools) | undefined;
 }
 
 /** One question on an opened session. */
@@ -175,7 +176,10 @@ export class ConversationService {
     if (!byScope) this.scopedModels.set(model, (byScope = new Map()));
     const key = describeScope(caller.scope);
     let scoped = byScope.get(key);
-    if (!scoped) byScope.set(key, (scoped = modelFor(this.views.viewFor(caller.scope, this.deps.knowledge).catalog)));
+    if (!scoped) {
+      const view = this.views.viewFor(caller.scope, this.deps.knowledge);
+      byScope.set(key, (scoped = modelFor(view.catalog, view.hiddenTerms)));
+    }
     return scoped;
   }
 
@@ -231,7 +235,7 @@ export class ConversationService {
 const STOPPED_BY_CLIENT = 'Stopped by the client before the answer was written. The question and the tool results so far are kept in this conversation; ask again to continue.';
 
 function providerFailureNote(error: ModelProviderError, progress: TurnProgress): string {
-  return `The model provider failed (${error.kind.replace('_', ' ')}): ${error.message} The question${progress.toolCalls.length ? ' and the tool results so far' : ''} are kept in this conversation; ask again to continue.`;
+  return `The model provider failed (${error.kind.replaceAll('_', ' ')}): ${error.message} The question${progress.toolCalls.length ? ' and the tool results so far' : ''} are kept in this conversation; ask again to continue.`;
 }
 
 /**

@@ -54,7 +54,7 @@ export interface AppServices {
   /** Named keys with data scopes (API_KEYS_FILE). */
   declaredKeys?: DeclaredKey[];
   /** The model for a scoped catalog, when the model knows the catalog (see ConversationDependencies.modelFor). */
-  modelFor?: (catalog: Catalog) => ChatModelWithTools;
+  modelFor?: (catalog: Catalog, hiddenTerms: readonly string[]) => ChatModelWithTools;
   /** Requests a minute per key or client IP (RATE_LIMIT_PER_MINUTE); 0 or absent: no limit. */
   rateLimitPerMinute?: number;
   /** Extra host names requests may be addressed to (ALLOWED_HOSTS; ['*']: any); loopback names always. */

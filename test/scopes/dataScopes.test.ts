@@ -178,6 +178,10 @@ describe('conversations of scoped keys', () => {
     const missing = await chat(GERMANY_KEY, 'Total amount in fi_reporting for company 5000 in December 2024');
     expect(hidden.body.answer.replaceAll('2000', '<value>')).toBe(missing.body.answer.replaceAll('5000', '<value>'));
     expect(hidden.body.answer).not.toMatch(/Contoso Inc|USD/);
+    // What the offline model offers to answer names the key's data only, though the open key's list names the others.
+    const offers = async (key: string) => (await chat(key, 'What can you do?')).body.answer as string;
+    expect(await offers(OPEN_KEY)).toMatch(/Contoso UK|company 2000/);
+    expect(await offers(GERMANY_KEY)).not.toMatch(/Contoso UK|Contoso Inc|company 2000|company 3000|consolidation_mart.*2000/);
     // The UK key cannot read, continue or delete the Germany key's conversation.
     const session = own.body.session_id as string;
     expect((await api.get(`/sessions/${session}`).set(bearer(UK_KEY))).status).toBe(404);
