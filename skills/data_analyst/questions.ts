@@ -33,8 +33,9 @@ export const queryForm = defineQuestionForm({
   plan: (q, done, context) => {
     const f = textFormat(context.locale);
     // A total does not say why: without something to compare with, ask what to hold it against.
+    // The examples name no company, so a key scoped to some companies learns of no other.
     if (q.intents.has('why') && !q.intents.has('net')) {
-      return { clarify: 'To explain a figure I need something to hold it against: another source ("why does bpc_reporting differ from consolidation_mart for company 2000 in June?"), the budget ("why is company 2000 below budget in November?"), or a check ("are there duplicates in fi_reporting for company 1000 in December?"). Which one do you mean?' };
+      return { clarify: 'To explain a figure I need something to hold it against: another source ("why does bpc_reporting differ from consolidation_mart in June?"), the budget ("why is it below budget in November?"), or a check ("are there duplicates in fi_reporting in December?"). Which one do you mean?' };
     }
     const net = q.intents.has('net');
     // A net across companies is only meaningful in one currency: prefer a source with a group-currency measure.
