@@ -124,7 +124,7 @@ export const compareValuesForm = defineQuestionForm({
       };
     }
     const { [dimension]: compared, ...rest } = q.filters;
-    if (!named && Object.keys(rest).length === 0) return { clarify: `Which source and scope should I compare in? For example "actual vs budget in ${withDimension[0]} for company 1000 in 2024".` };
+    if (!named && Object.keys(rest).length === 0) return { clarify: `Which source and scope should I compare in? For example "actual vs budget in ${withDimension[0]} in 2024".` };
     const source = named ?? sourceFor({ ...q, filters: rest }, context.catalog, [dimension]);
     if (!source) return { clarify: `No source has ${dimension.replace(/_/g, ' ')} and ${Object.keys(rest).join(', ')}.` };
     const scope = scopeOn(context.catalog.sources.get(source)!, rest);
