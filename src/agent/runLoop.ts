@@ -115,7 +115,9 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
   const parts: PromptParts = { basePrompt: options.systemPrompt, history, omittedTurns: options.omittedTurns ?? 0, tools: registry };
   const usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0, prompt_tokens: 0, calls: [], tool_definition_tokens: 0, tool_definition_share: 0 };
   // The stored history stays complete; the model gets it within the budget, fitted once so the prompt stays the same call to call.
-  let prompt = fitQuestion(parts, turn, toolsFor([...history, ...turn]).tokens, budget);
+  // What the next call binds; it changes only when an assistant message loads a skill or calls a tool.
+  let tools = toolsFor([...history, ...turn]);
+  let prompt = fitQuestion(parts, turn, tools.tokens, budget);
   usage.prompt_tokens = estimateTokens(prepareMessages(prompt.systemPrompt, prompt.context, turn));
   if (prompt.droppedTurns || prompt.summarisedToolResults) {
     toolContext.logger.info({ dropped_turns: prompt.droppedTurns, summarised_tool_results: prompt.summarisedToolResults, prompt_tokens: usage.prompt_tokens }, 'history fitted to the token budget');
@@ -123,7 +125,6 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
   let iterations = 0;
 
   while (!reachedModelCallLimit(iterations, maxModelCalls)) {
-    const tools = toolsFor([...history, ...turn]);
     try {
       prompt = fitCall(parts, prompt, turn, tools.tokens, budget);
     } catch (error) {
@@ -160,7 +161,8 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
       return { answer, finished: true, stopReason: 'completed', iterations, toolCalls, usage, messages: turn };
     }
     // The results may take what the window leaves for the next call (its definitions included).
-    const room = budget.promptTokens - callTokens(prompt, turn, toolsFor([...history, ...turn]).tokens);
+    tools = toolsFor([...history, ...turn]);
+    const room = budget.promptTokens - callTokens(prompt, turn, tools.tokens);
     const executed = await executeToolCalls(calls, registry, { ...toolContext, signal }, options.onEvent, hooks, maxToolResultChars(room, calls.length));
     turn.push(...executed.messages);
     toolCalls.push(...executed.records);

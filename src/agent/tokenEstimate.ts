@@ -24,6 +24,17 @@ export function estimateTokens(messages: readonly BaseMessage[]): number {
   return TOKENS_PER_REQUEST + messages.reduce((sum, message) => sum + messageTokens(message), 0);
 }
 
+/**
+ * Tool definitions as a request carries them, estimated like messages (characters / 3.2), so the
+ * window is fitted with one measure on the safe side. (skill:check and the README's figures use
+ * the plainer characters / 4 of modelDefinition.ts, to compare definitions with each other.)
+ * @example
+ * estimateDefinitionTokens(bound.definitions) // 180
+ */
+export function estimateDefinitionTokens(definitions: readonly unknown[]): number {
+  return definitions.length === 0 ? 0 : Math.ceil(JSON.stringify(definitions).length / CHARS_PER_TOKEN);
+}
+
 /** One message without the per-request tokens, so a history can be sized a message at a time. */
 export function messageTokens(message: BaseMessage): number {
   let chars = contentChars(message.content) + (message.name?.length ?? 0);

@@ -10,16 +10,17 @@
  * were first used. A newly bound skill only appends to the list.
  */
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
-import { definitionTokens, type ModelToolDefinition } from '../skills/modelDefinition.ts';
+import type { ModelToolDefinition } from '../skills/modelDefinition.ts';
 import type { RegisteredTool, SkillRegistry } from '../skills/registry.ts';
 import { LOAD_SKILL_TOOL_NAME } from '../skills/toolShape.ts';
+import { estimateDefinitionTokens } from './tokenEstimate.ts';
 
 /** The definitions of one model call and what they cost. */
 export interface BoundTools {
   definitions: ModelToolDefinition[];
   /** Enabled skills whose tools are bound, in the order they were first used. */
   skills: string[];
-  /** Estimated tokens of the definitions (characters of their JSON / 4). */
+  /** Estimated tokens of the definitions, measured like the messages (tokenEstimate.ts). */
   tokens: number;
 }
 
@@ -57,7 +58,7 @@ export function boundTools(messages: readonly BaseMessage[], registry: SkillRegi
   const always = all.filter((entry) => !entry.builtin && entry.tool.alwaysBound === true);
   const loaded = skills.flatMap((skill) => all.filter((entry) => !entry.builtin && entry.skill.name === skill && entry.tool.alwaysBound !== true));
   const definitions = [...builtin, ...always, ...loaded].map((entry) => entry.modelDefinition);
-  return { definitions, skills, tokens: definitionTokens(definitions) };
+  return { definitions, skills, tokens: estimateDefinitionTokens(definitions) };
 }
 
 /**
@@ -67,7 +68,7 @@ export function boundTools(messages: readonly BaseMessage[], registry: SkillRegi
  */
 export function allTools(registry: SkillRegistry): BoundTools {
   const definitions = registry.list().map((entry) => entry.modelDefinition);
-  return { definitions, skills: registry.skills.map((skill) => skill.name), tokens: definitionTokens(definitions) };
+  return { definitions, skills: registry.skills.map((skill) => skill.name), tokens: estimateDefinitionTokens(definitions) };
 }
 
 function registryEntry(registry: SkillRegistry, name: string): RegisteredTool | undefined {
