@@ -4,9 +4,8 @@
  * process can (root, apt-get present: `apt-get update && apt-get install -y chromium`,
  * non-interactive); otherwise stop before any test runs, with the exact command to run.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { installDebianPackage, runWhenMain, thisMachine, type AptMachine, type Provisioning } from './debianPackage.ts';
 
 /** Where the browser tests look for Chromium when CHROMIUM_PATH is not set (test/web/support/browser.ts). */
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
@@ -14,15 +13,10 @@ export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 export const INSTALL_COMMAND = 'apt-get update && apt-get install -y chromium';
 
 /** What the decision depends on; the CLI fills it from the machine, tests with fakes. */
-export interface ChromiumSetup {
+export interface ChromiumSetup extends AptMachine {
   /** CHROMIUM_PATH, when set. */
   customPath: string | undefined;
   exists: (file: string) => boolean;
-  isRoot: boolean;
-  hasAptGet: boolean;
-  /** Runs a command with the given environment additions; returns its exit status. */
-  run: (command: string, args: string[], env: Record<string, string>) => number;
-  log: (line: string) => void;
 }
 
 /**
@@ -32,7 +26,7 @@ export interface ChromiumSetup {
  * const outcome = provisionChromium(machineSetup());
  * if (!outcome.ok) { console.error(outcome.message); process.exit(1); }
  */
-export function provisionChromium(setup: ChromiumSetup): { ok: boolean; message: string } {
+export function provisionChromium(setup: ChromiumSetup): Provisioning {
   const target = setup.customPath ?? DEFAULT_CHROMIUM_PATH;
   if (setup.exists(target)) return { ok: true, message: `Chromium for the browser tests: ${target}` };
   if (setup.customPath !== undefined) {
@@ -45,27 +39,14 @@ export function provisionChromium(setup: ChromiumSetup): { ok: boolean; message:
     return { ok: false, message: `Chromium is not installed at ${DEFAULT_CHROMIUM_PATH}; the browser tests need it. Run this once, then npm test again:\n  sudo sh -c '${INSTALL_COMMAND}'` };
   }
   setup.log(`Chromium is not installed at ${DEFAULT_CHROMIUM_PATH}: installing Debian's chromium (${INSTALL_COMMAND})`);
-  const env = { DEBIAN_FRONTEND: 'noninteractive' };
-  const installed = setup.run('apt-get', ['update'], env) === 0 && setup.run('apt-get', ['install', '-y', 'chromium'], env) === 0;
-  if (installed && setup.exists(DEFAULT_CHROMIUM_PATH)) return { ok: true, message: `Installed Chromium at ${DEFAULT_CHROMIUM_PATH}` };
+  if (installDebianPackage(setup, 'chromium') && setup.exists(DEFAULT_CHROMIUM_PATH)) return { ok: true, message: `Installed Chromium at ${DEFAULT_CHROMIUM_PATH}` };
   return { ok: false, message: `Installing Chromium failed (see apt-get's output above). Fix that and run:\n  ${INSTALL_COMMAND}` };
 }
 
 /** The real machine. */
 function machineSetup(): ChromiumSetup {
   const custom = process.env.CHROMIUM_PATH?.trim();
-  return {
-    customPath: custom ? custom : undefined,
-    exists: existsSync,
-    isRoot: typeof process.getuid === 'function' && process.getuid() === 0,
-    hasAptGet: spawnSync('sh', ['-c', 'command -v apt-get'], { stdio: 'ignore' }).status === 0,
-    run: (command, args, env) => spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1,
-    log: (line) => process.stdout.write(`${line}\n`),
-  };
+  return { ...thisMachine(), customPath: custom ? custom : undefined, exists: existsSync };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const outcome = provisionChromium(machineSetup());
-  (outcome.ok ? process.stdout : process.stderr).write(`${outcome.message}\n`);
-  if (!outcome.ok) process.exit(1);
-}
+runWhenMain(import.meta.url, () => provisionChromium(machineSetup()));

@@ -6,11 +6,10 @@
  * present: `apt-get update && apt-get install -y postgresql`, non-interactive); otherwise stop
  * before any test runs, with the exact command to run.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { safeUrl } from '../src/shared/redact.ts';
+import { installDebianPackage, runWhenMain, thisMachine, type AptMachine, type Provisioning } from './debianPackage.ts';
 
 /** Where Debian and Ubuntu put one directory per installed server version. */
 export const DEBIAN_POSTGRES_ROOT = '/usr/lib/postgresql';
@@ -41,18 +40,13 @@ function listDirectory(directory: string): string[] {
 }
 
 /** What the decision depends on; the CLI fills it from the machine, tests with fakes. */
-export interface PostgresSetup {
+export interface PostgresSetup extends AptMachine {
   /** PG_TEST_URL, when set: the tests use that server and need no binaries. */
   testUrl: string | undefined;
   /** PG_BIN, when set. */
   customBin: string | undefined;
   /** The server binary directory, looked up again after an install. */
   findBin: () => string | undefined;
-  isRoot: boolean;
-  hasAptGet: boolean;
-  /** Runs a command with the given environment additions; returns its exit status. */
-  run: (command: string, args: string[], env: Record<string, string>) => number;
-  log: (line: string) => void;
 }
 
 /**
@@ -62,7 +56,7 @@ export interface PostgresSetup {
  * const outcome = provisionPostgres(machineSetup());
  * if (!outcome.ok) { console.error(outcome.message); process.exit(1); }
  */
-export function provisionPostgres(setup: PostgresSetup): { ok: boolean; message: string } {
+export function provisionPostgres(setup: PostgresSetup): Provisioning {
   if (setup.testUrl !== undefined) return { ok: true, message: `PostgreSQL for the tests: PG_TEST_URL (${safeUrl(setup.testUrl)})` };
   const found = setup.findBin();
   if (found !== undefined) return { ok: true, message: `PostgreSQL for the tests: ${found}` };
@@ -76,9 +70,7 @@ export function provisionPostgres(setup: PostgresSetup): { ok: boolean; message:
     return { ok: false, message: `PostgreSQL's server binaries are not installed under ${DEBIAN_POSTGRES_ROOT}; the engine tests need them. Run this once, then npm test again:\n  sudo sh -c '${INSTALL_COMMAND}'\n(or use a running server: PG_TEST_URL=postgres://USER:PASSWORD@HOST:PORT/DATABASE npm test)` };
   }
   setup.log(`PostgreSQL is not installed under ${DEBIAN_POSTGRES_ROOT}: installing Debian's postgresql (${INSTALL_COMMAND})`);
-  const env = { DEBIAN_FRONTEND: 'noninteractive' };
-  const installed = setup.run('apt-get', ['update'], env) === 0 && setup.run('apt-get', ['install', '-y', 'postgresql'], env) === 0;
-  const bin = installed ? setup.findBin() : undefined;
+  const bin = installDebianPackage(setup, 'postgresql') ? setup.findBin() : undefined;
   if (bin !== undefined) return { ok: true, message: `Installed PostgreSQL at ${bin}` };
   return { ok: false, message: `Installing PostgreSQL failed (see apt-get's output above). Fix that and run:\n  ${INSTALL_COMMAND}` };
 }
@@ -87,19 +79,7 @@ export function provisionPostgres(setup: PostgresSetup): { ok: boolean; message:
 function machineSetup(): PostgresSetup {
   const testUrl = process.env.PG_TEST_URL?.trim();
   const customBin = process.env.PG_BIN?.trim() || undefined;
-  return {
-    testUrl: testUrl ? testUrl : undefined,
-    customBin,
-    findBin: () => findPostgresBin(customBin),
-    isRoot: typeof process.getuid === 'function' && process.getuid() === 0,
-    hasAptGet: spawnSync('sh', ['-c', 'command -v apt-get'], { stdio: 'ignore' }).status === 0,
-    run: (command, args, env) => spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1,
-    log: (line) => process.stdout.write(`${line}\n`),
-  };
+  return { ...thisMachine(), testUrl: testUrl ? testUrl : undefined, customBin, findBin: () => findPostgresBin(customBin) };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const outcome = provisionPostgres(machineSetup());
-  (outcome.ok ? process.stdout : process.stderr).write(`${outcome.message}\n`);
-  if (!outcome.ok) process.exit(1);
-}
+runWhenMain(import.meta.url, () => provisionPostgres(machineSetup()));
