@@ -72,21 +72,7 @@ export function readKnowledgeResource(skills: readonly Pick<Skill, 'name' | 'dir
   if (!uri.startsWith(KNOWLEDGE_URI_PREFIX)) return undefined;
   // Looked up among the listed files, never joined into a path: '..' or another folder cannot be named.
   const resource = knowledgeResources(skills, hiddenTerms).find((candidate) => candidate.uri === uri);
-  return resource ? { resource, text: withoutMentionsByLine(readFileSync(resource.absolutePath, 'utf8'), hiddenTerms) } : undefined;
-}
-
-/**
- * Markdown without the sentences that name one of `terms`, line by line so headings, lists and
- * paragraphs keep their shape (withoutMentions joins what it keeps with spaces).
- * @example
- * withoutMentionsByLine('# Loads\nEUR for 1000. USD for 2000.', ['2000']) // '# Loads\nEUR for 1000.'
- */
-export function withoutMentionsByLine(text: string, terms: readonly string[]): string {
-  if (terms.length === 0) return text;
-  return text
-    .split('\n')
-    .map((line) => withoutMentions(line, terms))
-    .join('\n');
+  return resource ? { resource, text: withoutMentions(readFileSync(resource.absolutePath, 'utf8'), hiddenTerms) } : undefined;
 }
 
 /** The first level 1–3 heading of a Markdown file, without `#`s or backticks. */

@@ -31,7 +31,8 @@ import type { ConversationService } from '../conversations/conversationService.t
 import type { callerOf } from '../http/security/access.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
-import { knowledgeResources, readKnowledgeResource, withoutMentionsByLine } from './knowledgeResources.ts';
+import { withoutMentions } from '../scopes/scopedCatalog.ts';
+import { knowledgeResources, readKnowledgeResource } from './knowledgeResources.ts';
 
 /** The one prompt: the skills' instructions. */
 export const PROMPT_NAME = 'analyst';
@@ -104,7 +105,7 @@ export function createMcpServer(dependencies: McpDependencies, conversations: Co
     if (request.params.name !== PROMPT_NAME) throw new McpError(ErrorCode.InvalidParams, `No prompt '${request.params.name.slice(0, 100)}'; the prompt offered is '${PROMPT_NAME}'.`);
     const question = request.params.arguments?.question?.trim();
     // Every skill's instructions inline: an MCP client gets them in one piece instead of fetching each skill's on demand.
-    const instructions = withoutMentionsByLine(buildSystemPrompt(dependencies.registry.skills, { instructions: 'inline' }), hiddenTerms());
+    const instructions = withoutMentions(buildSystemPrompt(dependencies.registry.skills, { instructions: 'inline' }), hiddenTerms());
     return {
       description: 'Instructions for answering finance questions with these tools.',
       messages: [

@@ -96,16 +96,22 @@ function hiddenTermsOf(catalog: Catalog, allowed: Map<string, Set<string>>, visi
 }
 
 /**
- * `text` without the sentences that name one of `terms` (whole words, any case).
+ * `text` without the sentences that name one of `terms` (whole words, any case), line by line
+ * so Markdown keeps its headings, lists and paragraphs.
  * @example
- * withoutMentions('EUR for 1000. USD for 2000.', ['2000']) // 'EUR for 1000.'
+ * withoutMentions('# Loads\nEUR for 1000. USD for 2000.', ['2000']) // '# Loads\nEUR for 1000.'
  */
 export function withoutMentions(text: string, terms: readonly string[]): string {
   if (!terms.some((term) => mentions(text, term))) return text;
   return text
-    .split(/(?<=[.;!?])\s+/)
-    .filter((sentence) => !terms.some((term) => mentions(sentence, term)))
-    .join(' ');
+    .split('\n')
+    .map((line) =>
+      line
+        .split(/(?<=[.;!?])[ \t]+/)
+        .filter((sentence) => !terms.some((term) => mentions(sentence, term)))
+        .join(' '),
+    )
+    .join('\n');
 }
 
 /** Whether `text` names `term` as a whole word (so '1000' is not found in '10000'). */

@@ -27,8 +27,8 @@ export interface DeclaredKey {
   scope: DataScope | undefined;
 }
 
-/** The same rule as API_KEYS, so a key works in either place. */
-const KEY_PATTERN = /^[\x21-\x7e]{16,200}$/;
+/** What a key may be, in API_KEYS and the keys file alike, so a key works in either place. */
+export const API_KEY_PATTERN = /^[\x21-\x7e]{16,200}$/;
 
 const scopeValues = z.array(z.union([z.string(), z.number()]).transform(String)).min(1, { error: 'must list at least one value' });
 
@@ -81,7 +81,7 @@ export function readKeysFile(file: string, environment: NodeJS.ProcessEnv): Decl
     if (key_env !== undefined) {
       const key = environment[key_env]?.trim();
       if (!key) return fail(`keys[${index}] (${name}): the environment variable ${key_env} is not set`);
-      if (!KEY_PATTERN.test(key)) return fail(`keys[${index}] (${name}): the key in ${key_env} must be 16 to 200 visible ASCII characters`);
+      if (!API_KEY_PATTERN.test(key)) return fail(`keys[${index}] (${name}): the key in ${key_env} must be 16 to 200 visible ASCII characters`);
       sha256 = createHash('sha256').update(key, 'utf8').digest();
     } else {
       sha256 = Buffer.from(key_sha256!, 'hex');
