@@ -292,6 +292,12 @@ describe('rate limit (RATE_LIMIT_PER_MINUTE)', () => {
       expect(health.status).toBe(200);
       expect(health.headers.ratelimit).toBeUndefined();
     }
+    // The page's modules are not: a page load fetches a dozen of them, which is no API work.
+    for (const asset of ['/app/chat.js', '/app/turn.js', '/app/chat.css', '/embed.js']) {
+      const response = record(await s.api.get(asset));
+      expect(response.status, asset).toBe(200);
+      expect(response.headers.ratelimit, asset).toBeUndefined();
+    }
   });
 
   it('limits by IP when API keys are off', async () => {

@@ -3,6 +3,7 @@
  * charts.js), the table, notes, and Copy CSV / Download CSV. Cells read as columns.js writes
  * them, so table and CSV agree.
  */
+import { copyText, download } from './clipboard.js';
 import { cellText, cellValue, csvColumns } from './columns.js';
 import { csvFileName, toCsv } from './csv.js';
 import { h, uniqueId } from './dom.js';
@@ -96,38 +97,4 @@ function renderTable(view, locale) {
       ),
     ),
   );
-}
-
-/** Copies text; falls back to execCommand where the clipboard API is missing or blocked. */
-async function copyText(text, host) {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    // No clipboard API (plain http on a LAN host, or blocked in an iframe): the old way.
-  }
-  const area = h('textarea', { class: 'ac-offscreen', readonly: true, 'aria-hidden': 'true', tabindex: '-1' });
-  area.value = text;
-  host.append(area);
-  const focused = host.getRootNode().activeElement;
-  area.select();
-  let ok = false;
-  try {
-    ok = document.execCommand('copy');
-  } catch {
-    ok = false;
-  }
-  area.remove();
-  if (focused instanceof HTMLElement) focused.focus();
-  return ok;
-}
-
-function download(name, text, host) {
-  // A byte-order mark so spreadsheet programs read UTF-8.
-  const url = URL.createObjectURL(new Blob(['\ufeff', text], { type: 'text/csv;charset=utf-8' }));
-  const link = h('a', { href: url, download: name, class: 'ac-offscreen', tabindex: '-1' });
-  host.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 30_000);
 }

@@ -18,7 +18,8 @@ export function rateLimiter(perMinute: number): RequestHandler | undefined {
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     identifier: 'per-minute',
-    skip: (request) => request.path === '/health',
+    // The web app's modules, styles and vendored libraries (not its pages) are not API work.
+    skip: (request) => request.path === '/health' || (request.method === 'GET' && /^\/(?:app|vendor)\/|^\/embed\.js$/.test(request.path)),
     keyGenerator: (request, response) => {
       const owner = ownerOf(response);
       return owner !== undefined ? `key:${owner}` : `ip:${ipKeyGenerator(request.ip ?? 'unknown', 56)}`;

@@ -1,0 +1,146 @@
+/**
+ * One question and its answer in the conversation. The answer is updated as POST /chat streams
+ * it (tokens, tool calls starting and finishing, their result views and charts), then replaced by
+ * the final body, which is authoritative; a stored turn (GET /sessions/{id}) goes straight to the
+ * final state. Tool calls are drawn by tools.js, result views by views.js from results.js.
+ */
+import { drawChart } from './charts.js';
+import { h } from './dom.js';
+import { formatDuration, formatNumber, humanize } from './format.js';
+import { renderAnswer } from './markdown.js';
+import { viewsFor } from './results.js';
+import { isOpen, renderTool } from './tools.js';
+import { renderView } from './views.js';
+
+/**
+ * A turn's element and the functions that update it.
+ * @param {string} question
+ * @param {{locale: string, viewContext: object, charts: Set<{destroy: () => void}>}} context
+ *   viewContext: what views.js needs (see renderView); charts: every chart of the chat, so New chat
+ *   and unmounting can destroy them (the turn adds and removes its own)
+ * @returns {{element: HTMLElement, appendToken: (text: string) => void, toolStart: (data: object) => void,
+ *   toolResult: (data: object) => void, finish: (body: object, tookMs?: number) => void,
+ *   stopped: () => void, fail: (error: {title: string, detail: string}) => void}}
+ * @example
+ * const turn = createTurn('Amount by period', { locale: 'en-US', viewContext, charts });
+ * log.append(turn.element);
+ * turn.appendToken('The total');
+ * turn.finish(body, 1200);
+ */
+export function createTurn(question, { locale, viewContext, charts }) {
+  const answer = h('div', { class: 'ac-answer', 'aria-busy': 'true' }, h('span', { class: 'ac-typing', 'aria-label': 'Working' }, h('span'), h('span'), h('span')));
+  const toolList = h('ol', { class: 'ac-tools', 'aria-label': 'Tool calls' });
+  const results = h('div', { class: 'ac-results' });
+  const meta = h('p', { class: 'ac-meta' });
+  const element = h(
+    'article',
+    { class: 'ac-turn' },
+    h('div', { class: 'ac-question' }, h('span', { class: 'ac-sr' }, 'You asked: '), h('p', {}, question)),
+    h('div', { class: 'ac-reply' }, h('span', { class: 'ac-sr' }, 'Answer: '), toolList, answer, results, meta),
+  );
+  const tools = new Map();
+  let streamed = '';
+  let streamNode = null;
+  const turnCharts = new Set();
+
+  function clearCharts() {
+    for (const chart of turnCharts) {
+      chart.destroy();
+      charts.delete(chart);
+    }
+    turnCharts.clear();
+  }
+
+  function showResults(calls) {
+    clearCharts();
+    results.replaceChildren();
+    for (const call of calls) {
+      for (const view of viewsFor(call, calls, { locale })) {
+        const { element: viewElement, canvas, spec } = renderView(view, viewContext);
+        results.append(viewElement);
+        if (canvas) {
+          drawChart(canvas, spec, { locale })
+            .then((chart) => {
+              if (!chart) return;
+              if (!canvas.isConnected) return chart.destroy();
+              turnCharts.add(chart);
+              charts.add(chart);
+              canvas.closest('.ac-chart')?.setAttribute('data-ready', '');
+            })
+            .catch((error) => {
+              canvas.closest('.ac-chart')?.replaceWith(h('p', { class: 'ac-note' }, `The chart could not be drawn (${error?.message ?? error}); the table has the figures.`));
+            });
+        }
+      }
+    }
+  }
+
+  const streamedCalls = () => [...tools.values()].map((entry) => entry.call).filter((call) => call.ok !== undefined);
+
+  return {
+    element,
+    appendToken(text) {
+      if (!text) return;
+      if (!streamNode) {
+        streamNode = h('p', { class: 'ac-streaming' });
+        answer.replaceChildren(streamNode);
+      }
+      streamed += text;
+      streamNode.textContent = streamed;
+    },
+    toolStart(data) {
+      if (!data?.id || tools.has(data.id)) return;
+      const call = { id: data.id, name: data.name, args: data.args };
+      const entry = { call, element: renderTool(call, 'running', { locale }) };
+      tools.set(data.id, entry);
+      toolList.append(entry.element);
+    },
+    toolResult(data) {
+      if (!data?.id) return;
+      const previous = tools.get(data.id);
+      const call = { ...(previous?.call ?? { id: data.id, name: data.name }), ok: data.ok, result: data.result, duration_ms: data.duration_ms, ...(data.presentation ? { presentation: data.presentation } : {}) };
+      const element = renderTool(call, data.ok ? 'ok' : 'error', { open: isOpen(previous?.element), locale });
+      if (previous) previous.element.replaceWith(element);
+      else toolList.append(element);
+      tools.set(data.id, { call, element });
+      showResults(streamedCalls());
+    },
+    /** The final body (or a stored turn): authoritative answer, complete tool results. */
+    finish(body, tookMs) {
+      const calls = Array.isArray(body.tool_calls) ? body.tool_calls : [];
+      const openIds = new Set([...tools.entries()].filter(([, entry]) => isOpen(entry.element)).map(([id]) => id));
+      tools.clear();
+      toolList.replaceChildren(
+        ...calls.map((call) => {
+          const element = renderTool(call, call.ok ? 'ok' : 'error', { open: openIds.has(call.id), locale });
+          tools.set(call.id, { call, element });
+          return element;
+        }),
+      );
+      answer.replaceChildren(renderAnswer(body.answer ?? streamed));
+      answer.setAttribute('aria-busy', 'false');
+      showResults(calls);
+      const parts = [];
+      if (typeof body.iterations === 'number') parts.push(`${body.iterations} model ${body.iterations === 1 ? 'call' : 'calls'}`);
+      parts.push(`${calls.length} tool ${calls.length === 1 ? 'call' : 'calls'}`);
+      if (typeof body.usage?.total_tokens === 'number') parts.push(`${formatNumber(body.usage.total_tokens, { locale })} tokens`);
+      if (typeof tookMs === 'number') parts.push(formatDuration(tookMs, { locale }));
+      meta.replaceChildren(parts.join(' · '));
+      if (body.finished === false) {
+        meta.prepend(h('span', { class: 'ac-badge ac-badge-warn' }, body.stop_reason === 'max_iterations' ? 'Incomplete: step limit reached' : body.stop_reason === 'client_stopped' ? 'Stopped before the answer' : `Incomplete: ${humanize(body.stop_reason ?? 'stopped')}`), ' ');
+      }
+    },
+    stopped() {
+      answer.setAttribute('aria-busy', 'false');
+      if (!streamed) answer.replaceChildren();
+      for (const entry of tools.values()) if (entry.call.ok === undefined) entry.element.querySelector('details')?.setAttribute('data-status', 'stopped');
+      meta.replaceChildren(h('span', { class: 'ac-badge' }, 'Stopped'), ' You stopped this answer.');
+    },
+    /** The request failed: the error (from describeError in errors.js) in place of the answer. */
+    fail({ title, detail }) {
+      answer.setAttribute('aria-busy', 'false');
+      if (!streamed) answer.replaceChildren();
+      meta.replaceChildren(h('div', { class: 'ac-error', role: 'alert' }, h('strong', {}, title), detail ? h('span', {}, ` ${detail}`) : null));
+    },
+  };
+}
