@@ -58,17 +58,16 @@ describe('cancelling and timing out on DuckDB and PostgreSQL', () => {
   afterAll(() => withPostgres(inject('postgresAdminUrl'), (client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)));
 
   it.each(['warehouse', 'lake'])('stops a cancelled statement on %s where it runs and keeps the worker', async (connection) => {
-    const pool = await QueryPool.start({ databasePath: path.resolve('data/sample.db'), connections: specs, workers: 1, timeoutMs: 60_000, cancelGraceMs: 5_000, logger: silentLogger() });
+    const pool = await QueryPool.start({ databasePath: path.resolve('data/sample.db'), connections: specs, workers: 1, timeoutMs: 60_000, cancelGraceMs: 30_000, logger: silentLogger() });
     try {
       const [pid] = pool.workerPids();
       const controller = new AbortController();
-      const started = Date.now();
       const cancelled = pool.run(longMerge(connection), controller.signal).catch((error: unknown) => error);
       setTimeout(() => controller.abort(), 400);
       expect(ToolError.isInstance(await cancelled) && ((await cancelled) as ToolError).code).toBe('timeout');
-      // The engine stopped the statement: the worker answered long before the 5 s grace ran out.
-      await until(() => pool.stats().busy === 0, 4_000, 'the cancelled query to end');
-      expect(Date.now() - started).toBeLessThan(4_000);
+      // The engine stopped the statement: the worker answered within the grace (30 s, long so a
+      // loaded machine cannot hide a kill) and was not killed for it.
+      await until(() => pool.stats().busy === 0, 20_000, 'the cancelled query to end');
       expect(pool.workerPids()[0]).toBe(pid);
       expect(pool.counters().cancelled.killed).toBe(0);
       // The server stopped it too (its parallel workers end a moment after the leader).

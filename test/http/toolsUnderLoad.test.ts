@@ -54,16 +54,16 @@ describe('POST /tools with clients that hang up', () => {
     const { url } = await start({ QUERY_WORKERS: '2' });
     const abandoned = Array.from({ length: 12 }, () => post(url, 'compare_sources', heavy, AbortSignal.timeout(400)).catch(() => 'aborted'));
     expect(await Promise.all(abandoned)).toEqual(new Array(12).fill('aborted'));
-    // Twelve comparisons of a second or more each would keep two workers busy for several seconds.
-    const freedMs = await until(async () => {
+    // Bounds are set against what not cancelling would cost, not against this machine's speed
+    // (it is shared): twelve comparisons of a second or more on two workers are 6 s of work.
+    await until(async () => {
       const { queries } = (await health(url)).data;
       return queries.busy === 0 && queries.queued === 0;
-    }, 2_000, 'an idle pool');
-    expect(freedMs).toBeLessThan(2_000);
+    }, 4_000, 'an idle pool');
     const started = performance.now();
     const response = await post(url, 'query_source', trivial);
     expect(response.status).toBe(200);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(3_000);
   }, 30_000);
 
   it('answers 503 /problems/busy with Retry-After when the queue is full', async () => {
@@ -75,7 +75,8 @@ describe('POST /tools with clients that hang up', () => {
     await until(async () => (await health(url)).data.queries.queued === 1, 5_000, 'the second to wait');
     const started = performance.now();
     const refused = await post(url, 'query_source', trivial);
-    expect(performance.now() - started).toBeLessThan(500);
+    // Refused at once, not after waiting QUERY_QUEUE_WAIT_MS (20 s) for a place in the queue.
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -100,15 +101,15 @@ describe('a data database that disappears at run time', () => {
     const { service, url } = await start({ DATA_DB: file, QUERY_WORKERS: '2' });
     expect(await health(url)).toMatchObject({ status: 'ok', components: { data_database: { status: 'ok' }, query_workers: { status: 'ok' } } });
     rmSync(file);
-    const noticedMs = await until(async () => (await fetch(`${url}/health`)).status === 503, 3_000, '/health to say down');
-    expect(noticedMs).toBeLessThan(3_000);
+    await until(async () => (await fetch(`${url}/health`)).status === 503, 3_000, '/health to say down');
     const report = await health(url);
     expect(report).toMatchObject({ status: 'down', components: { data_database: { status: 'down', reason: 'the data database data.db (DATA_DB) is missing' } } });
     expect(JSON.stringify(report)).not.toContain(directory);
 
     const started = performance.now();
     const refused = await post(url, 'query_source', trivial);
-    expect(performance.now() - started).toBeLessThan(500);
+    // Refused at once, not after QUERY_TIMEOUT_MS or a worker restart per query.
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
     expect(await refused.json()).toMatchObject({ type: '/problems/data-unavailable', error: { code: 'data_unavailable' } });
@@ -120,8 +121,7 @@ describe('a data database that disappears at run time', () => {
     expect((await health(url)).data.queries.restarts - restarts).toBeLessThanOrEqual(1);
 
     copyFileSync(dataDb, file);
-    const recoveredMs = await until(async () => (await health(url)).status === 'ok', 10_000, '/health to say ok');
-    expect(recoveredMs).toBeLessThan(10_000);
+    await until(async () => (await health(url)).status === 'ok', 10_000, '/health to say ok');
     expect((await post(url, 'query_source', trivial)).status).toBe(200);
   }, 60_000);
 });

@@ -287,7 +287,8 @@ describe('mockOpenAI with the real ChatOpenAI client', () => {
     while (other.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
     const started = Date.now();
     await other.close();
-    expect(Date.now() - started).toBeLessThan(500);
+    // Closing does not wait for the hanging request (which would never end).
+    expect(Date.now() - started).toBeLessThan(2_000);
     expect(await pending).toBe('rejected');
   });
 });

@@ -89,7 +89,8 @@ describe('understand', () => {
     for (const input of inputs) {
       const started = performance.now();
       understand(input, vocabulary);
-      expect(performance.now() - started, input.slice(0, 40)).toBeLessThan(50);
+      // Linear time: a quadratic reading of 64,000 characters would take seconds, not this.
+      expect(performance.now() - started, input.slice(0, 40)).toBeLessThan(500);
     }
   });
 });
