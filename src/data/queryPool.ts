@@ -4,8 +4,8 @@
  * once) and replaced, and the caller gets a `timeout` tool error with a hint to narrow the question.
  *
  * Under load and faults:
- * - the wait line is bounded (`queueMax`) and so is the wait (`queueWaitMs`): past either, the
- *   query is refused with a `busy` tool error that says when to retry;
+ * - the wait line (waitLine.ts) is bounded (`queueMax`) and so is the wait (`queueWaitMs`): past
+ *   either, the query is refused with a `busy` tool error that says when to retry;
  * - a cancelled query that still waits leaves the line and touches no worker; a running one gets
  *   `cancelGraceMs` to finish (about what a new process costs) before its process is killed;
  * - a warm spare process takes a killed worker's place at once, and replacements are started one
@@ -24,10 +24,11 @@ import { queryFailure, type DataAccess } from './dataAccess.ts';
 import { ConnectionHealth } from './connectionHealth.ts';
 import { DEFAULT_CONNECTION, type ConnectionSpec, type ConnectionState } from './connections.ts';
 import type { Query, ResultOf } from './query.ts';
-import { busyError, cancelledError, dataUnavailableError, shuttingDownError, timeoutError } from './poolErrors.ts';
+import { cancelledError, dataUnavailableError, shuttingDownError, timeoutError } from './poolErrors.ts';
 import { PoolHealth, type PoolCounters, type QueryPoolStats } from './poolHealth.ts';
 import type { RespawnLimits } from './respawnLimiter.ts';
 import type { WorkerProcess } from './workerProcess.ts';
+import { WaitLine, type PoolTask } from './waitLine.ts';
 import type { WorkerReply } from './workerProtocol.ts';
 import { WorkerSet } from './workerSet.ts';
 
@@ -58,43 +59,26 @@ export interface QueryPoolOptions {
   logger: Logger;
 }
 
-interface Task {
-  id: number;
-  query: Query;
-  enqueuedAt: number;
-  /** When a worker took it (0 while it waits). */
-  startedAt: number;
-  waitTimer: NodeJS.Timeout | undefined;
-  /** The caller was answered `cancelled`; a reply is dropped. */
-  abandoned: boolean;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
-
-type Worker = WorkerProcess<Task>;
+type Worker = WorkerProcess<PoolTask>;
 
 /** A DataAccess backed by worker processes. */
 export class QueryPool implements DataAccess {
-  private readonly queue: Task[] = [];
-  private readonly workers: WorkerSet<Task>;
+  private readonly line: WaitLine;
+  private readonly workers: WorkerSet<PoolTask>;
   private readonly health: PoolHealth;
   private watch: FileWatch | undefined;
-  private nextId = 1;
   private readonly connections: ConnectionHealth;
   private closed = false;
-  private readonly queueMax: number;
-  private readonly queueWaitMs: number;
   private readonly graceMs: number;
 
   private constructor(private readonly options: QueryPoolOptions) {
-    this.queueMax = options.queueMax ?? 32;
-    this.queueWaitMs = options.queueWaitMs ?? 10_000;
     this.graceMs = options.cancelGraceMs ?? 250;
     this.connections = new ConnectionHealth(options.connectionStates);
     const database = options.databasePath ? path.basename(options.databasePath) : 'the default connection';
     this.health = new PoolHealth(database, options.monitorIntervalMs ?? 1_000, options.logger);
+    this.line = new WaitLine({ max: options.queueMax ?? 32, waitMs: options.queueWaitMs ?? 10_000, counters: this.health.counters, workerCount: () => this.workers.slots.length });
     const connections = options.connections ?? [{ name: DEFAULT_CONNECTION, url: `sqlite:${options.databasePath}` }];
-    this.workers = new WorkerSet<Task>({
+    this.workers = new WorkerSet<PoolTask>({
       databasePath: options.databasePath ?? '',
       // Through the environment: connection URLs may hold passwords, which a process list would show.
       environment: { ANALYST_CONNECTIONS: JSON.stringify(connections), ANALYST_STATEMENT_TIMEOUT_MS: String(options.timeoutMs) },
@@ -139,8 +123,8 @@ export class QueryPool implements DataAccess {
       workers: this.workers.slots.length,
       ready: ready.length,
       busy: ready.filter((w) => w!.task).length,
-      queued: this.queue.length,
-      queue_max: this.queueMax,
+      queued: this.line.length,
+      queue_max: this.line.max,
       spare: this.workers.spare?.state === 'ready',
       timeouts: this.health.counters.timeouts,
       restarts: this.health.counters.restarts,
@@ -172,7 +156,7 @@ export class QueryPool implements DataAccess {
   async close(): Promise<void> {
     this.closed = true;
     this.watch?.stop();
-    for (const task of this.queue.splice(0)) task.reject(shuttingDownError());
+    this.line.rejectAll(() => shuttingDownError());
     for (const worker of this.workers.all()) worker.task?.reject(shuttingDownError());
     await this.workers.close();
   }
@@ -182,44 +166,24 @@ export class QueryPool implements DataAccess {
       if (this.closed) return reject(shuttingDownError());
       if (signal?.aborted) return reject(cancelledError());
       if (this.health.down) return reject(this.unavailable());
-      if (!this.workers.idle() && this.queue.length >= this.queueMax) {
-        this.health.counters.rejected.queue_full += 1;
-        return reject(busyError('queue_full', { workers: this.workers.slots.length, queued: this.queue.length, retryAfterSeconds: this.retryAfterBusy() }));
-      }
-      const onAbort = () => this.cancel(task);
-      const settle = () => {
-        clearTimeout(task.waitTimer);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const task: Task = {
-        id: this.nextId++,
-        query,
-        enqueuedAt: Date.now(),
-        startedAt: 0,
-        waitTimer: undefined,
-        abandoned: false,
-        resolve: (value) => (settle(), resolve(value)),
-        reject: (error) => (settle(), reject(error)),
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.queue.push(task);
+      if (!this.workers.idle() && this.line.full) return reject(this.line.refuseFull());
+      const task = this.line.enter(query, signal, (cancelled) => this.cancel(cancelled), resolve, reject);
       this.dispatch();
-      if (this.queue.includes(task)) task.waitTimer = setTimeout(() => this.giveUp(task), this.queueWaitMs);
+      this.line.startWaitClock(task);
     });
   }
 
   private dispatch(): void {
     if (this.closed) return;
     if (this.health.down) {
-      for (const task of this.queue.splice(0)) task.reject(this.unavailable());
+      this.line.rejectAll(() => this.unavailable());
       return;
     }
-    for (let index = 0; index < this.workers.slots.length && this.queue.length > 0; index += 1) {
+    for (let index = 0; index < this.workers.slots.length && this.line.length > 0; index += 1) {
       // A worker on a replaced file gives its place to a fresh spare as soon as it is idle.
       const worker = this.workers.refresh(index);
       if (worker?.state !== 'ready' || worker.task) continue;
-      const task = this.queue.shift()!;
-      clearTimeout(task.waitTimer);
+      const task = this.line.take()!;
       task.startedAt = Date.now();
       worker.task = task;
       worker.timer = setTimeout(() => this.timeOut(worker, task), this.options.timeoutMs);
@@ -254,16 +218,7 @@ export class QueryPool implements DataAccess {
     this.dispatch();
   }
 
-  private giveUp(task: Task): void {
-    const index = this.queue.indexOf(task);
-    if (index === -1) return;
-    this.queue.splice(index, 1);
-    this.health.counters.rejected.queue_wait += 1;
-    const waitedMs = Date.now() - task.enqueuedAt;
-    task.reject(busyError('queue_wait', { workers: this.workers.slots.length, queued: this.queue.length, waitedMs, retryAfterSeconds: this.retryAfterBusy() }));
-  }
-
-  private timeOut(worker: Worker, task: Task): void {
+  private timeOut(worker: Worker, task: PoolTask): void {
     if (worker.task !== task) return;
     if (!task.abandoned) {
       this.health.counters.timeouts += 1;
@@ -274,15 +229,9 @@ export class QueryPool implements DataAccess {
     this.dispatch();
   }
 
-  private cancel(task: Task): void {
-    const queued = this.queue.indexOf(task);
-    if (queued !== -1) {
-      // Still waiting: it simply leaves the line; no worker is touched.
-      this.queue.splice(queued, 1);
-      this.health.counters.cancelled.queued += 1;
-      task.reject(cancelledError());
-      return;
-    }
+  private cancel(task: PoolTask): void {
+    // Still waiting: it simply leaves the line; no worker is touched.
+    if (this.line.leave(task)) return;
     const worker = this.workers.slots.find((w) => w?.task === task);
     if (!worker) return;
     task.abandoned = true;
@@ -299,7 +248,7 @@ export class QueryPool implements DataAccess {
     // CPU. One that already ran longer than the grace period is no short one: when others wait and the
     // spare can step in (restarts not being paced), it is killed at once.
     const long = Date.now() - task.startedAt >= this.graceMs;
-    if (this.graceMs <= 0 || (long && this.queue.length > 0 && this.workers.canReplaceNow())) kill();
+    if (this.graceMs <= 0 || (long && this.line.length > 0 && this.workers.canReplaceNow())) kill();
     else worker.graceTimer = setTimeout(kill, this.graceMs);
   }
 
@@ -324,9 +273,5 @@ export class QueryPool implements DataAccess {
     this.health.counters.rejected.data_unavailable += 1;
     const down = this.health.down!;
     return dataUnavailableError(down.reason, Math.max(1, Math.ceil((down.retryAt - Date.now()) / 1000)));
-  }
-
-  private retryAfterBusy(): number {
-    return Math.max(1, Math.ceil(this.queueWaitMs / 2000));
   }
 }

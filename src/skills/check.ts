@@ -12,7 +12,7 @@
  * `name`) or in a `/tools/name` path in a `*.test.ts` file inside the skill's folder (for
  * example `skills/<skill>/test/`) or anywhere under the project's `test/` folder.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../config/config.ts';
 import type { SkillModule, ToolDefinition } from './api.ts';
@@ -20,6 +20,7 @@ import { checkManifest, importSkillModule, skillFolders, skillModuleProblems } f
 import type { SkillProblem } from './manifest.ts';
 import { definitionTokens, modelToolDefinition } from './modelDefinition.ts';
 import { isScaffoldDescription } from './scaffold.ts';
+import { errorLocation, lineMatching, locateTool, mentionsTool, sourceFiles, testFiles } from './skillFiles.ts';
 import { inputJsonSchema, LOAD_SKILL_TOOL_NAME, outputJsonSchema } from './toolShape.ts';
 
 export type { SkillProblem };
@@ -213,76 +214,6 @@ function definitionProblems(tool: ToolDefinition): string[] {
   return problems;
 }
 
-interface SourceFile {
-  file: string;
-  text: string;
-}
-
-/** The skill's TypeScript files, tests excluded, index.ts first. */
-function sourceFiles(directory: string): SourceFile[] {
-  return walk(directory)
-    .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && !file.endsWith('.d.ts'))
-    .sort((a, b) => Number(path.basename(b) === 'index.ts') - Number(path.basename(a) === 'index.ts') || a.localeCompare(b))
-    .map((file) => ({ file, text: readFileSync(file, 'utf8') }));
-}
-
-/**
- * Where a tool is declared: the `occurrence`-th `name: 'x'` (a name declared twice has two), else
- * the first quoted 'x' anywhere.
- */
-function locateTool(sources: readonly SourceFile[], name: string, occurrence = 0): { file: string; line: number } | undefined {
-  const quoted = `(['"\`])${escapeRegExp(name)}\\1`;
-  const declarations = sources.flatMap((source) =>
-    [...source.text.matchAll(new RegExp(`\\bname\\s*:\\s*${quoted}`, 'g'))].map((match) => ({ file: source.file, line: lineAt(source.text, match.index) })),
-  );
-  if (declarations.length > 0) return declarations[Math.min(occurrence, declarations.length - 1)];
-  for (const source of sources) {
-    const match = new RegExp(quoted).exec(source.text);
-    if (match) return { file: source.file, line: lineAt(source.text, match.index) };
-  }
-  return undefined;
-}
-
-function testFiles(directories: readonly string[]): SourceFile[] {
-  return directories.flatMap((directory) => walk(directory).filter((file) => file.endsWith('.test.ts')).map((file) => ({ file, text: readFileSync(file, 'utf8') })));
-}
-
-function mentionsTool(text: string, name: string): boolean {
-  const escaped = escapeRegExp(name);
-  return new RegExp(`(['"\`])${escaped}\\1|/tools/${escaped}(?![a-z0-9_])`).test(text);
-}
-
-/** Files under `directory`, recursively, skipping node_modules and dot folders. */
-function walk(directory: string): string[] {
-  if (!existsSync(directory) || !statSync(directory).isDirectory()) return [];
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    if (entry.name === 'node_modules' || entry.name.startsWith('.')) return [];
-    const full = path.join(directory, entry.name);
-    return entry.isDirectory() ? walk(full) : entry.isFile() ? [full] : [];
-  });
-}
-
-/** The first `file:line` inside the skill folder mentioned by an import error (esbuild and Node both give one). */
-function errorLocation(error: unknown, directory: string): { file: string; line: number } | undefined {
-  const text = `${(error as Error)?.message ?? ''}\n${(error as Error)?.stack ?? ''}`;
-  const pattern = /(?:file:\/\/)?((?:[A-Za-z]:)?[^\s:()'"]+\.(?:ts|js|mts|mjs)):(\d+)(?::\d+)?/g;
-  for (const match of text.matchAll(pattern)) {
-    const file = path.resolve(decodeURIComponent(match[1]!.split('?')[0]!));
-    if (file.startsWith(directory + path.sep)) return { file, line: Number(match[2]) };
-  }
-  return undefined;
-}
-
-function lineMatching(file: string, pattern: RegExp): number | undefined {
-  const text = readFileSync(file, 'utf8');
-  const match = pattern.exec(text);
-  return match ? lineAt(text, match.index) : undefined;
-}
-
-function lineAt(text: string, index: number): number {
-  return text.slice(0, index).split('\n').length;
-}
-
 /** The useful line of an import failure: esbuild's "ERROR: …" line, else the message's first line. */
 function loadFailure(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
@@ -301,10 +232,6 @@ function byFileAndLine(problems: readonly SkillProblem[]): SkillProblem[] {
 
 function firstLine(text: string): string {
   return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? text;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function dedupe(problems: SkillProblem[]): SkillProblem[] {
