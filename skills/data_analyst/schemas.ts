@@ -4,12 +4,10 @@
  * from the catalog), so those parts are loose objects.
  */
 import { z } from 'zod';
+import { measureReference } from '../../src/skills/outputSchemas.ts';
 
 /** Filters as a result reports them: dimension → a value, null, a list or a range. */
 export const appliedFilters = z.record(z.string(), z.unknown()).describe('filters as applied, normalised (periods as YYYYPPP), defaults included');
-
-/** A measure as a result names it, with its unit or currency. */
-export const measureRef = z.object({ name: z.string(), unit: z.string() });
 
 /** Totals of one currency of a comparison (no `currency` for amounts without one). */
 export const comparisonTotal = z.object({
@@ -48,8 +46,8 @@ export const thresholdsSchema = z.object({ match: band, minor: band });
 export const comparisonOutput = z.object({
   source_a: z.string(),
   source_b: z.string(),
-  measure_a: measureRef,
-  measure_b: measureRef,
+  measure_a: measureReference,
+  measure_b: measureReference,
   align_on: z.array(z.string()),
   filters_a: appliedFilters,
   filters_b: appliedFilters,

@@ -3,10 +3,10 @@
  * names, so rows are open records; the fields every result has are typed.
  */
 import { z } from 'zod';
+import { measureReference } from '../../src/skills/outputSchemas.ts';
 
 const filters = z.record(z.string(), z.unknown()).describe('filters as applied, defaults included');
 const rows = z.array(z.record(z.string(), z.unknown()));
-const measure = z.object({ name: z.string(), unit: z.string() });
 /** Fields every data_quality result has: the source, the filters, a one-line finding. */
 const common = {
   source: z.string(),
@@ -20,7 +20,7 @@ export const duplicatesOutput = z.object({
   ...common,
   key: z.array(z.string()),
   ignore: z.array(z.string()),
-  measure: measure.nullable(),
+  measure: measureReference.nullable(),
   duplicate_groups: z.number(),
   duplicate_records: z.number(),
   extra_copies: z.number(),
@@ -49,7 +49,7 @@ export const blanksOutput = z.object({
 
 export const outliersOutput = z.object({
   ...common,
-  measure,
+  measure: measureReference,
   by: z.array(z.string()),
   threshold: z.number(),
   method: z.string(),

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { briefForModel, filtersArgument } from '../../src/skills/api.ts';
+import { measureReference } from '../../src/skills/outputSchemas.ts';
 import { nameArgument, valueArgument } from '../../src/shared/inputLimits.ts';
 
 /** Rows a compare_periods result lists at most. */
@@ -57,7 +58,7 @@ export const movementRow = z.looseObject({
 
 export const comparePeriodsOutput = z.object({
   source: z.string(),
-  measure: z.object({ name: z.string(), unit: z.string() }),
+  measure: measureReference,
   period_a: range,
   period_b: range,
   label_a: z.string(),
@@ -85,7 +86,7 @@ export const trendRow = z.object({
 
 export const periodTrendOutput = z.object({
   source: z.string(),
-  measure: z.object({ name: z.string(), unit: z.string() }),
+  measure: measureReference,
   filters: z.record(z.string(), z.unknown()),
   rows: z.array(trendRow),
   largest_changes: z.array(z.object({ currency: z.string().optional(), from: z.string(), to: z.string(), change: z.number(), change_percent: z.number().nullable() })),
