@@ -4,6 +4,7 @@
  * offsets the other way, and shares are signed percentages of the net (drivers of a net that
  * offsets partly cancel can exceed 100 %, offsets are negative).
  */
+import pLimit from 'p-limit';
 import type { Source } from '../../src/catalog/catalog.ts';
 import { resolveFilters } from '../../src/catalog/filters.ts';
 import type { ToolContext } from '../../src/skills/api.ts';
@@ -14,6 +15,13 @@ const VALUES_PER_DIMENSION = 5;
 const OFFSET_SLOTS = 2;
 const CONCENTRATION_ROWS = 50;
 const ITEMS_LISTED = 3;
+/**
+ * Comparisons of one breakdown run at once: the query pool's default worker count (QUERY_WORKERS).
+ * All of them at once would fill the pool's wait line, where each query waits at most
+ * QUERY_QUEUE_WAIT_MS: a dozen slow comparisons could then fail as `busy` where one after the
+ * other they all ran.
+ */
+const PARALLEL_COMPARISONS = 2;
 
 /** Every difference counts, however small: a drill-down must see all of them, not only breaches. */
 export const EVERY_DIFFERENCE = { match: { absolute: 0, percent: 0 }, minor: { absolute: 0, percent: 0 } };
@@ -74,8 +82,15 @@ export function splitByRole<T extends { difference: number }>(rows: readonly T[]
  */
 export async function rankDimensions(scoped: CompareArguments, candidates: readonly string[], gap: number, context: ToolContext): Promise<RankedDimension[]> {
   const ranked: (RankedDimension & { score: number })[] = [];
-  for (const dimension of candidates) {
-    const result = await compare({ ...scoped, align_on: [dimension], thresholds: EVERY_DIFFERENCE, top: CONCENTRATION_ROWS }, context);
+  // One comparison per dimension, several at once (the query pool runs them on its workers); read
+  // in the candidates' order, so the ranking is the same as one after the other.
+  const limit = pLimit(PARALLEL_COMPARISONS);
+  const results = await Promise.all(candidates.map((dimension) => limit(() => compare({ ...scoped, align_on: [dimension], thresholds: EVERY_DIFFERENCE, top: CONCENTRATION_ROWS }, context)))).catch((error: unknown) => {
+    limit.clearQueue(); // the first failure answers: start no more
+    throw error;
+  });
+  for (const [index, dimension] of candidates.entries()) {
+    const result = results[index]!;
     const rows = result.top_differences as Row[];
     // One value on both sides cannot tell anything apart.
     if (result.summary.aligned_rows < 2 || rows.length === 0) continue;

@@ -30,18 +30,25 @@ export interface DataAccess {
  */
 export function createDataAccess(source: DataDatabase | Connections): DataAccess {
   const connections = source instanceof Connections ? source : Connections.of({ [DEFAULT_CONNECTION]: sqliteEngine(source) });
+  // One query at a time, as one worker process runs them: each engine holds one connection, and
+  // DuckDB cannot stream two results on one connection at once (callers may run queries together).
+  let turn: Promise<unknown> = Promise.resolve();
   return {
-    run: async (query, signal) => {
-      if (signal?.aborted) throw cancelledError();
-      const onAbort = () => connections.interrupt();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      try {
-        return await runQuery(connections, query);
-      } catch (error) {
-        throw ToolError.isInstance(error) ? error : signal?.aborted ? cancelledError() : queryFailure(error);
-      } finally {
-        signal?.removeEventListener('abort', onAbort);
-      }
+    run: (query, signal) => {
+      const result = turn.then(async () => {
+        if (signal?.aborted) throw cancelledError();
+        const onAbort = () => connections.interrupt();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        try {
+          return await runQuery(connections, query);
+        } catch (error) {
+          throw ToolError.isInstance(error) ? error : signal?.aborted ? cancelledError() : queryFailure(error);
+        } finally {
+          signal?.removeEventListener('abort', onAbort);
+        }
+      });
+      turn = result.catch(() => undefined);
+      return result;
     },
     close: () => connections.close(),
   };
