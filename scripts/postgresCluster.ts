@@ -39,12 +39,15 @@ async function freePort(): Promise<number> {
 
 /**
  * Starts a throwaway PostgreSQL cluster in a temp directory on a free 127.0.0.1 port (C
- * collation, no durability); `stop` stops it and removes the directory.
+ * collation, no durability); `stop` stops it and removes the directory. With `tls`, the server
+ * also accepts TLS (`ssl=on`) with that certificate, and asks clients for certificates signed by
+ * `clientCaFile` when given (plain connections still work: pg_hba stays `trust`).
  * @example
  * const cluster = await startCluster();
  * try { await use(cluster.adminUrl); } finally { await cluster.stop(); }
+ * const secure = await startCluster({ tls: { certificateFile: 'server.crt', keyFile: 'server.key' } });
  */
-export async function startCluster(): Promise<{ bin: string; port: number; adminUrl: string; stop: () => Promise<void> }> {
+export async function startCluster(options: { tls?: ClusterTls } = {}): Promise<{ bin: string; port: number; adminUrl: string; stop: () => Promise<void> }> {
   const bin = findPostgresBin(process.env.PG_BIN?.trim() || undefined);
   if (!bin) {
     throw new Error(`PostgreSQL server binaries (initdb, pg_ctl, postgres) not found under /usr/lib/postgresql/*/bin${process.env.PG_BIN ? ` or PG_BIN=${process.env.PG_BIN}` : ''}. Install them:\n  ${INSTALL_COMMAND}\nor use a running server: PG_TEST_URL=postgres://USER:PASSWORD@HOST:PORT/DATABASE npm test`);
@@ -67,9 +70,10 @@ export async function startCluster(): Promise<{ bin: string; port: number; admin
     await runServerTool(asPostgresUser, path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
     const port = await freePort();
     // Socket in our directory (not /var/run/postgresql); durability is pointless for a throwaway cluster.
-    const options = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c synchronous_commit=off`;
+    const settings = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c synchronous_commit=off`;
+    const tls = options.tls ? await tlsSettings(options.tls, directory, asPostgresUser) : '';
     try {
-      await runServerTool(asPostgresUser, path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(directory, 'server.log'), '-w', '-t', '30', '-o', options, 'start']);
+      await runServerTool(asPostgresUser, path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(directory, 'server.log'), '-w', '-t', '30', '-o', settings + tls, 'start']);
     } catch (error) {
       const log = fs.existsSync(path.join(directory, 'server.log')) ? fs.readFileSync(path.join(directory, 'server.log'), 'utf8').slice(-2000) : '';
       throw new Error(`${(error as Error).message}\n${log}`);
@@ -82,3 +86,26 @@ export async function startCluster(): Promise<{ bin: string; port: number; admin
   }
 }
 
+export interface ClusterTls {
+  /** PEM certificate (chain) the server presents. */
+  certificateFile: string;
+  /** Its PEM private key (copied: the server wants it private to its own user). */
+  keyFile: string;
+  /** PEM CA whose client certificates the server asks for and checks (pg_stat_ssl shows them). */
+  clientCaFile?: string;
+}
+
+/** Server options for TLS; the files are copied into the cluster directory with the modes the server insists on. */
+async function tlsSettings(tls: ClusterTls, directory: string, asPostgresUser: boolean): Promise<string> {
+  const owner = asPostgresUser ? await Promise.all(['-u', '-g'].map(async (flag) => Number((await run('id', [flag, 'postgres'])).stdout.trim()))) : undefined;
+  const copy = (from: string, name: string) => {
+    const to = path.join(directory, name);
+    fs.copyFileSync(from, to);
+    fs.chmodSync(to, 0o600);
+    if (owner) fs.chownSync(to, owner[0]!, owner[1]!);
+    return to;
+  };
+  const files = [`-c ssl_cert_file=${copy(tls.certificateFile, 'server.crt')}`, `-c ssl_key_file=${copy(tls.keyFile, 'server.key')}`];
+  if (tls.clientCaFile) files.push(`-c ssl_ca_file=${copy(tls.clientCaFile, 'client-ca.crt')}`);
+  return ` -c ssl=on ${files.join(' ')}`;
+}

@@ -167,7 +167,7 @@ export class Connections {
 }
 
 function unavailable(spec: ConnectionSpec, reason: string): ToolError {
-  return new ToolError('source_unavailable', `The sources on connection '${spec.name}' (${describeConnection(spec)}) are unavailable: ${reason}.`, {
+  return new ToolError('source_unavailable', `The sources on connection '${spec.name}' (${describeConnection(spec)}) are unavailable: ${reason.replace(/\.$/, '')}.`, {
     hint: `Nothing was run. Sources on other connections still answer; this one is tried again in ${RETRY_AFTER_MS / 1000} s. GET /health shows its state.`,
     details: { connection: spec.name, retry_after_seconds: RETRY_AFTER_MS / 1000 },
   });

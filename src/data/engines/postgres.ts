@@ -3,13 +3,14 @@
  * runs in a read-only session with a server-side `statement_timeout`; a timeout or a cancelled
  * question cancels the statement on the server (the protocol's cancel request), so no work
  * outlives its question. Numerics and big integers come back as numbers; large results are read
- * through a cursor.
+ * through a cursor. TLS options in the URL mean what they mean to libpq (postgresTls.ts).
  */
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { postgresDialect } from '../dialect.ts';
 import type { Value } from '../query.ts';
 import type { Engine } from './engine.ts';
+import { connectionFailureMessage, withLibpqTls } from '../../shared/postgresTls.ts';
 
 const CHUNK_ROWS = 2_048;
 /** int8 (COUNT, SUM of integers) and numeric (SUM, ROUND) as JavaScript numbers, not strings. */
@@ -31,9 +32,11 @@ export interface PostgresOptions {
  * const engine = await openPostgres({ url: process.env.FI_WAREHOUSE_URL!, statementTimeoutMs: 30_000 });
  */
 export async function openPostgres(options: PostgresOptions): Promise<Engine> {
-  const settings = { connectionString: options.url, types, statement_timeout: options.statementTimeoutMs, application_name: 'analyst-agent', options: '-c default_transaction_read_only=on', connectionTimeoutMillis: 5_000 };
+  const settings = { connectionString: withLibpqTls(options.url), types, statement_timeout: options.statementTimeoutMs, application_name: 'analyst-agent', options: '-c default_transaction_read_only=on', connectionTimeoutMillis: 5_000 };
   const client = new pg.Client(settings);
-  await client.connect();
+  await client.connect().catch((error: unknown) => {
+    throw new Error(connectionFailureMessage(error));
+  });
   let broken = false;
   client.on('error', () => {
     broken = true;

@@ -6,6 +6,7 @@
  * failed load (or a refused one) leaves the database as it was.
  */
 import pg from 'pg';
+import { withLibpqTls } from '../../shared/postgresTls.ts';
 import { quoteIdentifier, type ColumnKind, type LoadValue, type Source, type SourceIndex, type SourceTable } from './source.ts';
 import type { TableLoadResult, WriterOptions } from './types.ts';
 
@@ -48,7 +49,7 @@ function insertText(table: SourceTable, rowCount: number): string {
  * await loadIntoPostgres(source, source.tables(), 'postgres://postgres@127.0.0.1:5432/analyst', { replace: true, progress: () => {}, progressEvery: 100_000 });
  */
 export async function loadIntoPostgres(source: Source, tables: SourceTable[], url: string, display: string, options: WriterOptions): Promise<TableLoadResult[]> {
-  const client = new pg.Client({ connectionString: url, application_name: 'data:load' });
+  const client = new pg.Client({ connectionString: withLibpqTls(url), application_name: 'data:load' });
   await client.connect();
   try {
     const existing = new Set(
