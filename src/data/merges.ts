@@ -76,11 +76,11 @@ async function mergeFewKeys(engine: Engine, query: MergeQuery, folding: Folding)
   const count = merge.groupedKeys.length;
   const partitionAt = merge.partitionKey ? merge.groupedKeys.indexOf(merge.partitionKey) : -1;
   const keys = new MergedKeys(folding, query.decimals);
-  for await (const chunk of engine.chunks(sql, parameters.values)) {
-    for (const row of chunk) {
-      const partition = merge.constantPartition ?? (partitionAt === -1 ? null : text(row[partitionAt]));
-      keys.add(partition, numberOrNull(row[count]), numberOrNull(row[count + 1]), () => fullKey(row.slice(0, count), merge.constants, query.keyNames.length));
-    }
+  // Read whole, not through a cursor: few rows come back, and PostgreSQL plans a statement read
+  // through a cursor without parallel workers (measured 1.6-1.75x slower from 1 M rows).
+  for (const row of await engine.all(sql, parameters.values)) {
+    const partition = merge.constantPartition ?? (partitionAt === -1 ? null : text(row[partitionAt]));
+    keys.add(partition, numberOrNull(row[count]), numberOrNull(row[count + 1]), () => fullKey(row.slice(0, count), merge.constants, query.keyNames.length));
   }
   return { sql, partitions: keys.partitions() };
 }
