@@ -6,7 +6,7 @@
  * writes the figures as JSON.
  *
  *   npm run bench -- [--sizes 100k,1m,10m] [--engines sqlite,duckdb,postgres,postgres+duckdb]
- *                    [--postgres-max 10m] [--out bench.json] [--runs 3] [--skip-health]
+ *                    [--postgres-max 10m] [--out bench.json] [--runs 5] [--skip-health]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -33,7 +33,7 @@ const { values } = parseArgs({
   options: {
     sizes: { type: 'string', default: '100k,1m,10m' },
     out: { type: 'string' },
-    runs: { type: 'string', default: '3' },
+    runs: { type: 'string', default: '5' },
     'skip-health': { type: 'boolean', default: false },
     'naive-limit': { type: 'string', default: '10000000' },
     engines: { type: 'string', default: ENGINES.join(',') },
