@@ -29,7 +29,7 @@ export function sourceFiles(directory: string): SourceFile[] {
  * Where a tool is declared: the `occurrence`-th `name: 'x'` (a name declared twice has two), else
  * the first quoted 'x' anywhere.
  * @example
- * locateTool(sourceFiles(directory), 'find_duplicates'); // { file: '…/findDuplicates.ts', line: 50 }
+ * locateTool(sourceFiles(directory), 'forecast_cash'); // { file: '…/forecastCash.ts', line: 50 }
  */
 export function locateTool(sources: readonly SourceFile[], name: string, occurrence = 0): { file: string; line: number } | undefined {
   const quoted = `(['"\`])${escapeRegExp(name)}\\1`;
@@ -56,8 +56,8 @@ export function testFiles(directories: readonly string[]): SourceFile[] {
 /**
  * Whether a test's text names a tool: as a quoted string or in a `/tools/name` path (the test rule).
  * @example
- * mentionsTool("await call('find_duplicates', args)", 'find_duplicates'); // true
- * mentionsTool('POST /tools/find_duplicates_v2', 'find_duplicates'); // false
+ * mentionsTool("await call('forecast_cash', args)", 'forecast_cash'); // true
+ * mentionsTool('POST /tools/forecast_cash_v2', 'forecast_cash'); // false
  */
 export function mentionsTool(text: string, name: string): boolean {
   const escaped = escapeRegExp(name);
