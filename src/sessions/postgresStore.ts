@@ -13,7 +13,7 @@
  * A connection failure rejects with StorageUnavailableError (503), as a broken SQLite file does.
  */
 import pg from 'pg';
-import { connectionFailureMessage, withLibpqTls } from '../shared/postgresTls.ts';
+import { connectLibpq, connectionFailureMessage, withLibpqTls } from '../shared/postgresTls.ts';
 import { ConfigurationError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
 import { redactConnectionUrl, safeUrl } from '../shared/redact.ts';
@@ -66,12 +66,14 @@ export class PostgresStore implements SessionStore {
   constructor(
     private readonly pool: pg.Pool,
     private readonly options: PostgresStoreOptions,
+    /** How the store's own connections connect (the lease listener): as the pool does. */
+    connection: pg.ClientConfig = connectionSettings(options.url),
   ) {
     this.ttlMs = options.ttlMs;
     this.health = new PostgresHealth(pool, options.url, options.logger);
     // An idle pooled connection that breaks (server restart) is reported here, not thrown.
     pool.on('error', (error) => this.health.markDown(error));
-    this.leases = new SessionLeases({ pool, connection: connectionSettings(options.url), health: this.health, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, logger: options.logger });
+    this.leases = new SessionLeases({ pool, connection, health: this.health, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, logger: options.logger });
     this.records = new PostgresRecords({ pool, health: this.health, ttlMs: options.ttlMs, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, now: options.now ?? Date.now });
   }
 
@@ -171,7 +173,7 @@ export class PostgresStore implements SessionStore {
 }
 
 /** The pool's connection settings: bounded waits, so a server that went away fails calls instead of hanging them; TLS options as libpq reads them. */
-function connectionSettings(url: string): pg.ClientConfig {
+function connectionSettings(url: string): pg.ClientConfig & { connectionString: string } {
   return { connectionString: withLibpqTls(url), application_name: 'analyst-agent sessions', connectionTimeoutMillis: 5_000, query_timeout: 30_000, statement_timeout: 30_000, keepAlive: true };
 }
 
@@ -185,8 +187,16 @@ function connectionSettings(url: string): pg.ClientConfig {
  * const sessions = await openPostgresStore({ url: 'postgres://analyst:secret@db:5432/analyst_app', ttlMs: 168 * 3_600_000, leaseMs: 30_000, logger });
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const pool = new pg.Pool({ ...connectionSettings(options.url), max: options.maxConnections ?? 10, idleTimeoutMillis: 30_000 });
-  const store = new PostgresStore(pool, options);
+  const requested = connectionSettings(options.url);
+  // One connection first, as libpq would make it: with `prefer` (the default) it learns whether
+  // the server speaks TLS, and the pool's connections then go the way it went.
+  const probe = await connectLibpq(requested).catch((error: unknown) => {
+    throw new ConfigurationError(`APP_DB: ${safeUrl(options.url)} cannot be opened as the application database: ${redactConnectionUrl((error as Error).message, options.url)}`);
+  });
+  await probe.client.end().catch(() => undefined);
+  const connection = { ...requested, connectionString: probe.connectionString };
+  const pool = new pg.Pool({ ...connection, max: options.maxConnections ?? 10, idleTimeoutMillis: 30_000 });
+  const store = new PostgresStore(pool, options, connection);
   try {
     const client = await pool.connect();
     try {

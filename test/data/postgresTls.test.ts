@@ -11,11 +11,11 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../src/config/config.ts';
 import { Connections } from '../../src/data/connections.ts';
 import { createDataAccess } from '../../src/data/dataAccess.ts';
-import { withLibpqTls } from '../../src/shared/postgresTls.ts';
+import { connectLibpq, withLibpqTls } from '../../src/shared/postgresTls.ts';
 import { ConfigurationError, ToolError } from '../../src/errors/index.ts';
 import { openPostgresStore } from '../../src/sessions/postgresStore.ts';
 import { startCluster } from '../../scripts/postgresCluster.ts';
@@ -69,9 +69,30 @@ describe('TLS to a PostgreSQL data source', () => {
     expect(await securityOf(urlOn('127.0.0.1', 'sslmode=prefer'))).toMatchObject({ ssl: true });
   });
 
-  it('stays plain with sslmode=disable, and without sslmode (node-postgres does not try TLS first)', async () => {
+  it('stays plain with sslmode=disable, and tries TLS first without sslmode, like libpq (prefer)', async () => {
     expect(await securityOf(urlOn('127.0.0.1', 'sslmode=disable'))).toMatchObject({ ssl: false, version: null });
-    expect(await securityOf(urlOn('127.0.0.1', ''))).toMatchObject({ ssl: false });
+    expect(await securityOf(urlOn('127.0.0.1', ''))).toMatchObject({ ssl: true });
+  });
+
+  it('connects in plain text with prefer, or no sslmode, to a server without TLS, and refuses require there', async () => {
+    // The shared test server has no TLS (test/support/postgresServer.ts).
+    const plainServer = inject('postgresUrl');
+    for (const url of [plainServer, `${plainServer}?sslmode=prefer`]) {
+      const { client } = await connectLibpq({ connectionString: withLibpqTls(url) });
+      try {
+        expect((await client.query('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()')).rows).toEqual([{ ssl: false }]);
+      } finally {
+        await client.end();
+      }
+      const data = createDataAccess(new Connections([{ name: 'default', url }], { statementTimeoutMs: 10_000 }));
+      try {
+        expect((await data.run({ kind: 'select', table: 'fx_rates', aggregates: [{ name: 'rows', function: 'count' }] })).rows[0]).toMatchObject({ rows: expect.any(Number) });
+      } finally {
+        await data.close();
+      }
+    }
+    const refused = await refusal(`${plainServer}?sslmode=require`);
+    expect((refused as Error).message).toMatch(/TLS failed: the server does not accept TLS connections; sslmode=disable connects without TLS/);
   });
 
   it('verifies the chain and the host name with sslmode=verify-full and the right sslrootcert; verify-ca checks the chain only', async () => {
@@ -97,9 +118,10 @@ describe('TLS to a PostgreSQL data source', () => {
     for (const error of [wrongCa, requireWrongCa, wrongHost]) expect(JSON.stringify({ message: (error as Error).message, ...(error as object) })).not.toContain(PASSWORD);
   });
 
-  it("leaves URLs without a libpq sslmode as written: node-postgres' own sslmode=no-verify, or an explicit uselibpqcompat", () => {
+  it("reads sslmode as libpq, prefer when none is given, and leaves node-postgres' own sslmode=no-verify or an explicit uselibpqcompat as written", () => {
     expect(withLibpqTls('postgres://u:p@db/fi?sslmode=require')).toBe('postgres://u:p@db/fi?sslmode=require&uselibpqcompat=true');
-    for (const url of ['postgres://u:p@db/fi', 'postgres://u:p@db/fi?sslmode=no-verify', 'postgres://u:p@db/fi?sslmode=require&uselibpqcompat=false']) expect(withLibpqTls(url)).toBe(url);
+    expect(withLibpqTls('postgres://u:p@db/fi')).toBe('postgres://u:p@db/fi?sslmode=prefer&uselibpqcompat=true');
+    for (const url of ['postgres://u:p@db/fi?sslmode=no-verify', 'postgres://u:p@db/fi?sslmode=require&uselibpqcompat=false']) expect(withLibpqTls(url)).toBe(url);
   });
 });
 

@@ -10,7 +10,7 @@ import Cursor from 'pg-cursor';
 import { postgresDialect } from '../dialect.ts';
 import type { Value } from '../query.ts';
 import type { Engine } from './engine.ts';
-import { connectionFailureMessage, withLibpqTls } from '../../shared/postgresTls.ts';
+import { connectLibpq, withLibpqTls } from '../../shared/postgresTls.ts';
 
 const CHUNK_ROWS = 2_048;
 /** int8 (COUNT, SUM of integers) and numeric (SUM, ROUND) as JavaScript numbers, not strings. */
@@ -32,11 +32,10 @@ export interface PostgresOptions {
  * const engine = await openPostgres({ url: process.env.FI_WAREHOUSE_URL!, statementTimeoutMs: 30_000 });
  */
 export async function openPostgres(options: PostgresOptions): Promise<Engine> {
-  const settings = { connectionString: withLibpqTls(options.url), types, statement_timeout: options.statementTimeoutMs, application_name: 'analyst-agent', options: '-c default_transaction_read_only=on', connectionTimeoutMillis: 5_000 };
-  const client = new pg.Client(settings);
-  await client.connect().catch((error: unknown) => {
-    throw new Error(connectionFailureMessage(error));
-  });
+  const requested = { connectionString: withLibpqTls(options.url), types, statement_timeout: options.statementTimeoutMs, application_name: 'analyst-agent', options: '-c default_transaction_read_only=on', connectionTimeoutMillis: 5_000 };
+  const { client, connectionString } = await connectLibpq(requested);
+  // The cancel connection goes the way this one went (TLS or, for `prefer`, plain).
+  const settings = { ...requested, connectionString };
   let broken = false;
   client.on('error', () => {
     broken = true;
