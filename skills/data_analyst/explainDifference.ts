@@ -63,11 +63,9 @@ export const explainDifference = defineTool({
     const currency = gap.currency ?? null;
 
     const candidates = candidateDimensions(sourceA, sourceB, scoped, mode === 'row' ? alignOn : [], args.dimensions);
-    // Independent drill-downs of the same gap: run together.
-    const [byDimension, duplicated] = await Promise.all([
-      rankDimensions(scoped, candidates, gap.difference, context),
-      findDuplicatedLoad(scoped, { difference: gap.difference, currency }, sourceA, sourceB, args.dimensions, context),
-    ]);
+    // One after the other: rankDimensions already uses every worker the data layer has.
+    const byDimension = await rankDimensions(scoped, candidates, gap.difference, context);
+    const duplicated = await findDuplicatedLoad(scoped, { difference: gap.difference, currency }, sourceA, sourceB, args.dimensions, context);
     const location = businessDimensions(byDimension, sourceA, sourceB)[0];
     const cause = causeOf(byDimension, duplicated);
     const items = cause === 'drivers' && location ? await largestItems(scoped, itemDimensions(location.dimension, mode === 'net' ? alignOn : [], candidates, sourceA), gap.difference, context) : undefined;

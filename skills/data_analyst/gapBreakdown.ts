@@ -15,13 +15,6 @@ const VALUES_PER_DIMENSION = 5;
 const OFFSET_SLOTS = 2;
 const CONCENTRATION_ROWS = 50;
 const ITEMS_LISTED = 3;
-/**
- * Comparisons of one breakdown run at once: the query pool's default worker count (QUERY_WORKERS).
- * All of them at once would fill the pool's wait line, where each query waits at most
- * QUERY_QUEUE_WAIT_MS: a dozen slow comparisons could then fail as `busy` where one after the
- * other they all ran.
- */
-const PARALLEL_COMPARISONS = 2;
 
 /** Every difference counts, however small: a drill-down must see all of them, not only breaches. */
 export const EVERY_DIFFERENCE = { match: { absolute: 0, percent: 0 }, minor: { absolute: 0, percent: 0 } };
@@ -82,11 +75,16 @@ export function splitByRole<T extends { difference: number }>(rows: readonly T[]
  */
 export async function rankDimensions(scoped: CompareArguments, candidates: readonly string[], gap: number, context: ToolContext): Promise<RankedDimension[]> {
   const ranked: (RankedDimension & { score: number })[] = [];
-  // One comparison per dimension, several at once (the query pool runs them on its workers); read
-  // in the candidates' order, so the ranking is the same as one after the other.
-  const limit = pLimit(PARALLEL_COMPARISONS);
-  const results = await Promise.all(candidates.map((dimension) => limit(() => compare({ ...scoped, align_on: [dimension], thresholds: EVERY_DIFFERENCE, top: CONCENTRATION_ROWS }, context)))).catch((error: unknown) => {
-    limit.clearQueue(); // the first failure answers: start no more
+  // One comparison per dimension, as many at once as the data layer runs (its workers: more would
+  // wait in its line and could be refused as busy); read in the candidates' order, so the ranking
+  // is the same as one after the other. The first failure answers: the others are stopped.
+  const stop = new AbortController();
+  const signal = context.signal ? AbortSignal.any([context.signal, stop.signal]) : stop.signal;
+  const limit = pLimit(Math.max(1, context.data.concurrency));
+  const compareBy = (dimension: string) => compare({ ...scoped, align_on: [dimension], thresholds: EVERY_DIFFERENCE, top: CONCENTRATION_ROWS }, { ...context, signal });
+  const results = await Promise.all(candidates.map((dimension) => limit(() => compareBy(dimension)))).catch((error: unknown) => {
+    limit.clearQueue();
+    stop.abort(error);
     throw error;
   });
   for (const [index, dimension] of candidates.entries()) {

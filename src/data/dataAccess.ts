@@ -17,6 +17,12 @@ export interface DataAccess {
    * @throws ToolError query_failed, timeout (also when cancelled), busy, data_unavailable
    */
   run<Q extends Query>(query: Q, signal?: AbortSignal): Promise<ResultOf<Q>>;
+  /**
+   * How many queries run at once (the pool's workers; 1 in process). A skill that runs several
+   * queries side by side runs at most this many: more would wait in the pool's line, where a
+   * query may wait only so long before it is refused as busy.
+   */
+  readonly concurrency: number;
   close(): Promise<void>;
 }
 
@@ -50,6 +56,7 @@ export function createDataAccess(source: DataDatabase | Connections): DataAccess
       turn = result.catch(() => undefined);
       return result;
     },
+    concurrency: 1,
     close: () => connections.close(),
   };
 }

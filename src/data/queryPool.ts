@@ -112,6 +112,11 @@ export class QueryPool implements DataAccess {
     return pool;
   }
 
+  /** Queries that run at once: one per worker (DataAccess). */
+  get concurrency(): number {
+    return this.workers.slots.length;
+  }
+
   /** Runs a query description in a worker process (DataAccess). */
   run<Q extends Query>(query: Q, signal?: AbortSignal): Promise<ResultOf<Q>> {
     return this.submit(query, signal) as Promise<ResultOf<Q>>;
