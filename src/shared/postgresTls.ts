@@ -30,14 +30,8 @@ const CERTIFICATE_CODE = /CERT|SELF_SIGNED|^UNABLE_TO_|^ERR_TLS_|^ERR_SSL_/;
  * withLibpqTls('postgres://u:p@db:5432/fi'); // 'postgres://u:p@db:5432/fi?sslmode=prefer&uselibpqcompat=true'
  */
 export function withLibpqTls(url: string): string {
-  let query: URLSearchParams;
-  try {
-    // The same base as pg-connection-string's own parse.
-    query = new URL(url, 'postgres://base').searchParams;
-  } catch {
-    return url;
-  }
-  if (query.has('uselibpqcompat')) return url;
+  const query = parametersOf(url);
+  if (query === undefined || query.has('uselibpqcompat')) return url;
   const mode = query.get('sslmode');
   if (mode !== null && !LIBPQ_MODES.has(mode)) return url;
   const defaultMode = process.env.PGSSLMODE && LIBPQ_MODES.has(process.env.PGSSLMODE) ? process.env.PGSSLMODE : 'prefer';
@@ -68,11 +62,22 @@ export async function connectLibpq(config: pg.ClientConfig & { connectionString:
 }
 
 function preferred(connectionString: string): boolean {
-  try {
-    return new URL(connectionString, 'postgres://base').searchParams.get('sslmode') === 'prefer';
-  } catch {
-    return false;
+  return parametersOf(connectionString)?.get('sslmode') === 'prefer';
+}
+
+/**
+ * A URL's query parameters, read as pg-connection-string reads them: `postgres://u:p@/db?host=…`
+ * (no host before the path, e.g. a Unix socket in `host`) is read with a placeholder host.
+ */
+function parametersOf(url: string): URLSearchParams | undefined {
+  for (const candidate of [url, url.replace('@/', '@___DUMMY___/')]) {
+    try {
+      return new URL(candidate, 'postgres://base').searchParams;
+    } catch {
+      // try the next reading
+    }
   }
+  return undefined;
 }
 
 /** The same URL with `sslmode=disable` in place of `prefer`. */

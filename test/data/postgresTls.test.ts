@@ -121,6 +121,8 @@ describe('TLS to a PostgreSQL data source', () => {
   it("reads sslmode as libpq, prefer when none is given, and leaves node-postgres' own sslmode=no-verify or an explicit uselibpqcompat as written", () => {
     expect(withLibpqTls('postgres://u:p@db/fi?sslmode=require')).toBe('postgres://u:p@db/fi?sslmode=require&uselibpqcompat=true');
     expect(withLibpqTls('postgres://u:p@db/fi')).toBe('postgres://u:p@db/fi?sslmode=prefer&uselibpqcompat=true');
+    // No host before the path (it is in `host`, e.g. a Unix socket): read as pg-connection-string does.
+    expect(withLibpqTls('postgres://u:p@/fi?host=db.internal&sslmode=require')).toBe('postgres://u:p@/fi?host=db.internal&sslmode=require&uselibpqcompat=true');
     for (const url of ['postgres://u:p@db/fi?sslmode=no-verify', 'postgres://u:p@db/fi?sslmode=require&uselibpqcompat=false']) expect(withLibpqTls(url)).toBe(url);
   });
 });
