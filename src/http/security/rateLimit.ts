@@ -2,7 +2,8 @@
  * Rate limiting (`RATE_LIMIT_PER_MINUTE`): a fixed one-minute window per API key (its identity,
  * when a valid key was sent) or else per client IP (IPv6 by /56 subnet). Every limited response
  * carries the standard `RateLimit` and `RateLimit-Policy` headers (IETF draft 8); past the limit
- * the answer is a 429 problem (`/problems/rate-limited`) with `Retry-After`. GET /health is exempt.
+ * the answer is a 429 problem (`/problems/rate-limited`) with `Retry-After`. GET /health and the
+ * web app's static files (/app/*, /vendor/*, /embed.js: a page load fetches two dozen) are exempt.
  */
 import type { RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
