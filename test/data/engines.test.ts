@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Connections } from '../../src/data/connections.ts';
 import { createDataAccess, type DataAccess } from '../../src/data/dataAccess.ts';
 import { distinctValues, valueExists } from '../../src/data/lookups.ts';
-import type { MergeQuery, SelectQuery } from '../../src/data/query.ts';
+import type { SelectQuery } from '../../src/data/query.ts';
 import { restrictRows } from '../../src/data/restrictedData.ts';
 import { ToolError } from '../../src/errors/index.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { engineFixture, type EngineFixture, type FixtureEngine } from '../support/engineFixture.ts';
 import { withPostgres } from '../support/postgresClient.ts';
-import { collectMerged, sumField } from '../support/testReducers.ts';
+import { collectMerged, documentCurrencyMerge, sumField } from '../support/testReducers.ts';
 
 function database(): string {
   const file = path.join(temporaryDirectory(), 'engine.db');
@@ -36,15 +36,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => fixture?.drop());
 
-const merge: MergeQuery = {
-  kind: 'merge',
-  keyNames: ['document', 'currency'],
-  a: { table: 'a', measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'doc' }, { column: 'cur' }], where: [] },
-  b: { table: 'b', measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'doc' }, { column: 'cur' }], where: [] },
-  partitionKey: 1,
-  decimals: 2,
-  fold: collectMerged.with({ keep: 10 }),
-};
+const merge = documentCurrencyMerge();
 const mergedOnOne = {
   partitions: [
     { partition: 'EUR', keys: 3, a: 260, b: 259.99 },

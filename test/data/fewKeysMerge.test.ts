@@ -9,9 +9,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Connections } from '../../src/data/connections.ts';
 import { createDataAccess } from '../../src/data/dataAccess.ts';
-import type { MergeQuery } from '../../src/data/query.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
-import { collectMerged } from '../support/testReducers.ts';
+import { documentCurrencyMerge } from '../support/testReducers.ts';
 
 const directory = temporaryDirectory('few-keys-');
 /** One line per key: past the 100,000 keys a few-keys merge reads whole. Amounts carry cents on
@@ -34,21 +33,11 @@ const data = createDataAccess(
 );
 afterAll(() => data.close());
 
-const merge = (preAggregate: boolean): MergeQuery => ({
-  kind: 'merge',
-  keyNames: ['document', 'currency'],
-  a: { table: 'a', measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'doc' }, { column: 'cur' }], where: [] },
-  b: { table: 'b', measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'doc' }, { column: 'cur' }], where: [] },
-  partitionKey: 1,
-  decimals: 2,
-  ...(preAggregate ? { preAggregate: true } : {}),
-  fold: collectMerged.with({ keep: 10 }),
-});
 
 describe('a few-keys merge with more keys than it reads whole', () => {
   it('streams them and answers as the merge for many keys does', async () => {
-    const streamed = await data.run(merge(true));
-    const reference = await data.run(merge(false));
+    const streamed = await data.run(documentCurrencyMerge({ preAggregate: true }));
+    const reference = await data.run(documentCurrencyMerge());
     expect(streamed.partitions.reduce((sum, partition) => sum + partition.keys, 0)).toBe(KEYS);
     expect(streamed.folded).toEqual({ rows: 1, first: [{ key: ['D077777', 'USD'], a: 77_777.25, b: 77_777.75 }] });
     expect({ partitions: streamed.partitions, folded: streamed.folded }).toEqual({ partitions: reference.partitions, folded: reference.folded });

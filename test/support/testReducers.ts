@@ -3,7 +3,7 @@
  * (in process or in a query worker) without depending on any skill.
  */
 import { defineReducer } from '../../src/data/reducer.ts';
-import type { MergedRow, Row } from '../../src/data/query.ts';
+import type { MergedRow, MergeQuery, Row } from '../../src/data/query.ts';
 
 /** Counts merged rows and keeps the first `keep` of them, in arrival (key) order. */
 export const collectMerged = defineReducer(import.meta.url, 'collectMerged', {
@@ -24,3 +24,20 @@ export const sumField = defineReducer(import.meta.url, 'sumField', {
   },
   finish: (state) => ({ total: state.total, rows: state.rows }),
 });
+
+/**
+ * The merge the data-layer tests run: tables `a` and `b` summed per document (`doc`) and
+ * currency (`cur`, the partition), the differing keys collected (the first ten kept).
+ */
+export function documentCurrencyMerge(options: Partial<Pick<MergeQuery, 'preAggregate'>> = {}): MergeQuery {
+  return {
+    kind: 'merge',
+    keyNames: ['document', 'currency'],
+    a: { table: 'a', measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'doc' }, { column: 'cur' }], where: [] },
+    b: { table: 'b', measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'doc' }, { column: 'cur' }], where: [] },
+    partitionKey: 1,
+    decimals: 2,
+    ...options,
+    fold: collectMerged.with({ keep: 10 }),
+  };
+}
