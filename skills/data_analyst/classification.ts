@@ -142,6 +142,8 @@ export const classifyDifferences = defineReducer(import.meta.url, 'classifyDiffe
     state.counts[classified.status] += 1;
     if (classified.status === 'match') return;
     const rows = state.rows;
+    // Most rows are smaller than the smallest kept: rejected before their key object is built.
+    if (rows.length >= state.top && Math.abs(classified.difference) < Math.abs(rows[rows.length - 1]!.difference)) return;
     const candidate = { key: Object.fromEntries(state.keyNames.map((name, i) => [name, row.key[i] ?? null])), ...classified };
     if (rows.length >= state.top && before(rows[rows.length - 1]!, candidate, state.keyNames)) return;
     let index = rows.findIndex((existing) => before(candidate, existing, state.keyNames));
