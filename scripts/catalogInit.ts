@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_SAMPLE_ROWS, describeTarget, draftCatalog } from '../src/catalog/draft/index.ts';
+import { DEFAULT_SAMPLE_ROWS, draftCatalog, withoutCredentials } from '../src/catalog/draft/index.ts';
 
 const USAGE = [
   'usage: npm run catalog:init -- --from URL [--tables a,b] [--out FILE] [--force] [--sample-rows N]',
@@ -68,7 +68,7 @@ export function parseCommandLine(args: string[]): { ok: true; input: CommandLine
 
 /** Any argument that is a data URL, shown without its credentials. */
 function redactArgs(message: string, args: readonly string[]): string {
-  return args.filter((arg) => arg.includes('://')).reduce((text, arg) => text.replaceAll(arg, describeTarget(arg)), message);
+  return args.filter((arg) => arg.includes('://')).reduce((text, arg) => withoutCredentials(text, arg), message);
 }
 
 /**
@@ -94,7 +94,7 @@ export async function runCatalogInit(input: CommandLine, io: { stdout: { write(t
     for (const table of draft.notDrafted) io.stderr.write(`Not drafted: ${table.table}: ${table.reason}\n`);
     return 0;
   } catch (error) {
-    io.stderr.write(`catalog:init failed: ${(error as Error).message.replaceAll(input.from, describeTarget(input.from))}\n`);
+    io.stderr.write(`catalog:init failed: ${withoutCredentials((error as Error).message, input.from)}\n`);
     return 1;
   }
 }

@@ -7,6 +7,7 @@
  * is marked `# CHECK:`. The database's password never appears in the draft or in an error.
  */
 import { describeConnection, engineOf, openEngine, type ConnectionSpec } from '../../data/connections.ts';
+import { redactConnectionUrl } from '../../shared/redact.ts';
 import { catalogSchema } from '../schema.ts';
 import { parse } from 'yaml';
 import { draftSource, guessAlignOn, type SourceDraft } from './guess.ts';
@@ -49,7 +50,7 @@ const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export async function draftCatalog(options: DraftOptions): Promise<DraftResult> {
   const spec: ConnectionSpec = { name: 'default', url: options.from };
   const target = describeTarget(options.from);
-  const redact = (error: unknown) => new Error(String((error as Error)?.message ?? error).replaceAll(options.from, target));
+  const redact = (error: unknown) => new Error(withoutCredentials(String((error as Error)?.message ?? error), options.from));
   let engine;
   try {
     engine = await openEngine(spec, { statementTimeoutMs: options.statementTimeoutMs ?? 60_000 });
@@ -99,6 +100,16 @@ export function describeTarget(url: string): string {
   } catch {
     return '(not a data URL)';
   }
+}
+
+/**
+ * Text with a data URL shown as describeTarget shows it, and its password hidden wherever else
+ * it appears (a driver may quote it alone, or percent-decoded).
+ * @example
+ * withoutCredentials('cannot connect to postgres://u:pw@db/fi', 'postgres://u:pw@db/fi'); // 'cannot connect to postgres://db/fi'
+ */
+export function withoutCredentials(text: string, url: string): string {
+  return redactConnectionUrl(text.replaceAll(url, describeTarget(url)), url);
 }
 
 /** Where the draft came from and, off SQLite, how the service reaches the database. */
