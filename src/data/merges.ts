@@ -5,8 +5,7 @@
  * engines as two sorted streams merged in one pass.
  */
 import { BoundParameters, compileMerge, compileSideTotals, mergeKeyOrder } from './compile.ts';
-import { text, type Engine, type MergeTotals } from './engines/engine.ts';
-import { fullKey } from './engines/sqlite.ts';
+import { fullKey, text, type Engine, type MergeTotals } from './engines/engine.ts';
 import type { MergeQuery } from './query.ts';
 import type { Folding } from './reducer.ts';
 
@@ -135,24 +134,20 @@ function rounding(decimals: number): (value: number) => number {
  */
 async function mergeSideBySide(engine: Engine, sibling: Engine, query: MergeQuery, folding: Folding): Promise<MergeTotals> {
   const dialect = engine.dialect;
-  const compiled = () => {
-    const parameters = new BoundParameters(dialect);
-    return { merge: compileMerge(query, dialect, parameters), params: parameters.values };
-  };
-  const totals = compiled();
-  const differing = compiled();
-  const { merge } = differing;
+  // Both statements read the same aligned per-key totals, with the same parameters.
+  const parameters = new BoundParameters(dialect);
+  const merge = compileMerge(query, dialect, parameters);
   const a = dialect.round('raw_a', query.decimals);
   const b = dialect.round('raw_b', query.decimals);
-  const totalsSql = `SELECT ${totals.merge.partitionKey ?? 'NULL'}, COUNT(*), SUM(raw_a), SUM(raw_b) FROM (${totals.merge.aligned}) AS aligned${totals.merge.partitionKey ? ` GROUP BY ${totals.merge.partitionKey}` : ''}`;
+  const totalsSql = `SELECT ${merge.partitionKey ?? 'NULL'}, COUNT(*), SUM(raw_a), SUM(raw_b) FROM (${merge.aligned}) AS aligned${merge.partitionKey ? ` GROUP BY ${merge.partitionKey}` : ''}`;
   const differingSql = `SELECT ${[...merge.groupedKeys, a, b].join(', ')} FROM (${merge.aligned}) AS aligned WHERE ${dialect.distinct('raw_a', 'raw_b')} AND ${dialect.distinct(a, b)}${merge.orderedKeys.length ? ` ORDER BY ${merge.orderedKeys.map((key) => dialect.ascending(key)).join(', ')}` : ''}`;
   const count = merge.groupedKeys.length;
   const streamed = (async () => {
-    for await (const chunk of engine.chunks(differingSql, differing.params)) {
+    for await (const chunk of engine.chunks(differingSql, parameters.values)) {
       for (const row of chunk) folding.step({ a: numberOrNull(row[count]), b: numberOrNull(row[count + 1]), key: fullKey(row.slice(0, count), merge.constants, query.keyNames.length) });
     }
   })();
-  const totalled = sibling.all(totalsSql, totals.params);
+  const totalled = sibling.all(totalsSql, parameters.values);
   // Answer only once both statements ended: when one fails (or is cancelled), stop the other first.
   const outcomes = await Promise.allSettled([totalled, streamed.catch((error: unknown) => (sibling.interrupt(), Promise.reject(error)))]);
   const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');

@@ -50,3 +50,12 @@ export function plainValue(value: unknown): unknown {
 
 /** A key or dimension value as text (numbers as written), NULL kept. */
 export const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+
+/** The key values of a merged row in keyNames order: the grouped values with the constant keys put back. */
+export function fullKey(grouped: readonly unknown[], constants: Map<number, string>, count: number): (string | null)[] {
+  if (constants.size === 0) return grouped.map(text);
+  const key: (string | null)[] = [];
+  let next = 0;
+  for (let index = 0; index < count; index += 1) key.push(constants.has(index) ? constants.get(index)! : text(grouped[next++]));
+  return key;
+}

@@ -9,7 +9,7 @@ import { tableColumns, type DataDatabase } from '../database.ts';
 import { sqliteDialect } from '../dialect.ts';
 import type { MergeQuery, Value } from '../query.ts';
 import type { Folding } from '../reducer.ts';
-import { text, type Engine, type MergeTotals } from './engine.ts';
+import { fullKey, text, type Engine, type MergeTotals } from './engine.ts';
 
 const FOLD_FUNCTION = '__fold_rows';
 const CHUNK_ROWS = 2_048;
@@ -86,13 +86,4 @@ function mergeInStatement(database: DataDatabase, query: MergeQuery, folding: Fo
     .filter((group) => Number(group[1]) > 0)
     .map(([partition, keys, totalA, totalB]) => ({ partition: merge.constantPartition ?? text(partition), keys: Number(keys), a: Number(totalA ?? 0), b: Number(totalB ?? 0) }));
   return { sql, partitions };
-}
-
-/** The key values of a merged row in keyNames order: the grouped values with the constant keys put back. */
-export function fullKey(grouped: readonly unknown[], constants: Map<number, string>, count: number): (string | null)[] {
-  if (constants.size === 0) return grouped.map(text);
-  const key: (string | null)[] = [];
-  let next = 0;
-  for (let index = 0; index < count; index += 1) key.push(constants.has(index) ? constants.get(index)! : text(grouped[next++]));
-  return key;
 }
