@@ -13,7 +13,7 @@
  * A connection failure rejects with StorageUnavailableError (503), as a broken SQLite file does.
  */
 import pg from 'pg';
-import { connectLibpq, connectionFailureMessage, withLibpqTls } from '../shared/postgresTls.ts';
+import { connectLibpq, connectionFailureMessage } from '../shared/postgresTls.ts';
 import { ConfigurationError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
 import { redactConnectionUrl, safeUrl } from '../shared/redact.ts';
@@ -67,7 +67,7 @@ export class PostgresStore implements SessionStore {
     private readonly pool: pg.Pool,
     private readonly options: PostgresStoreOptions,
     /** How the store's own connections connect (the lease listener): as the pool does. */
-    connection: pg.ClientConfig = connectionSettings(options.url),
+    connection: pg.ClientConfig,
   ) {
     this.ttlMs = options.ttlMs;
     this.health = new PostgresHealth(pool, options.url, options.logger);
@@ -172,9 +172,9 @@ export class PostgresStore implements SessionStore {
   }
 }
 
-/** The pool's connection settings: bounded waits, so a server that went away fails calls instead of hanging them; TLS options as libpq reads them. */
+/** The pool's connection settings: bounded waits, so a server that went away fails calls instead of hanging them (connectLibpq reads the TLS options as libpq does). */
 function connectionSettings(url: string): pg.ClientConfig & { connectionString: string } {
-  return { connectionString: withLibpqTls(url), application_name: 'analyst-agent sessions', connectionTimeoutMillis: 5_000, query_timeout: 30_000, statement_timeout: 30_000, keepAlive: true };
+  return { connectionString: url, application_name: 'analyst-agent sessions', connectionTimeoutMillis: 5_000, query_timeout: 30_000, statement_timeout: 30_000, keepAlive: true };
 }
 
 /**

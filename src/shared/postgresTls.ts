@@ -41,12 +41,14 @@ export function withLibpqTls(url: string): string {
 /**
  * Connects a node-postgres client as libpq would: with `prefer` (stated or by default), a server
  * that offers no TLS is connected to in plain text instead of failing. Returns the connected
- * client and the connection string that worked, for the connections opened after it.
+ * client and the connection string that worked (with withLibpqTls applied), for the connections
+ * opened after it.
  * @throws Error whose message is connectionFailureMessage's (never the URL).
  * @example
- * const { client, connectionString } = await connectLibpq({ connectionString: withLibpqTls(url), application_name: 'data:load' });
+ * const { client, connectionString } = await connectLibpq({ connectionString: url, application_name: 'data:load' });
  */
-export async function connectLibpq(config: pg.ClientConfig & { connectionString: string }): Promise<{ client: pg.Client; connectionString: string }> {
+export async function connectLibpq(options: pg.ClientConfig & { connectionString: string }): Promise<{ client: pg.Client; connectionString: string }> {
+  const config = { ...options, connectionString: withLibpqTls(options.connectionString) };
   const attempt = async (connectionString: string) => {
     const client = new pg.Client({ ...config, connectionString });
     await client.connect();

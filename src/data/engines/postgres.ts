@@ -10,7 +10,7 @@ import Cursor from 'pg-cursor';
 import { postgresDialect } from '../dialect.ts';
 import type { Value } from '../query.ts';
 import type { Engine } from './engine.ts';
-import { connectLibpq, withLibpqTls } from '../../shared/postgresTls.ts';
+import { connectLibpq } from '../../shared/postgresTls.ts';
 
 const CHUNK_ROWS = 2_048;
 /** int8 (COUNT, SUM of integers) and numeric (SUM, ROUND) as JavaScript numbers, not strings. */
@@ -32,7 +32,7 @@ export interface PostgresOptions {
  * const engine = await openPostgres({ url: process.env.FI_WAREHOUSE_URL!, statementTimeoutMs: 30_000 });
  */
 export async function openPostgres(options: PostgresOptions): Promise<Engine> {
-  const requested = { connectionString: withLibpqTls(options.url), types, statement_timeout: options.statementTimeoutMs, application_name: 'analyst-agent', options: '-c default_transaction_read_only=on', connectionTimeoutMillis: 5_000 };
+  const requested = { connectionString: options.url, types, statement_timeout: options.statementTimeoutMs, application_name: 'analyst-agent', options: '-c default_transaction_read_only=on', connectionTimeoutMillis: 5_000 };
   const { client, connectionString } = await connectLibpq(requested);
   // The cancel connection goes the way this one went (TLS or, for `prefer`, plain).
   const settings = { ...requested, connectionString };
@@ -70,7 +70,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Engine> {
       return result.rows.length > 0 ? result.rows.map((row) => row.column_name) : undefined;
     },
     broken: () => broken,
-    sibling: () => (sibling ??= openPostgres(options)),
+    // The way this connection went (TLS or plain), so the sibling does not negotiate it again.
+    sibling: () => (sibling ??= openPostgres({ ...options, url: connectionString })),
     interrupt: () => {
       void sibling?.then((other) => other.interrupt());
       // The server process id the driver learnt at connect (not in @types/pg).

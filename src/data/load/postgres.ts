@@ -6,7 +6,7 @@
  * failed load (or a refused one) leaves the database as it was.
  */
 import pg from 'pg';
-import { connectLibpq, withLibpqTls } from '../../shared/postgresTls.ts';
+import { connectLibpq } from '../../shared/postgresTls.ts';
 import { quoteIdentifier, type ColumnKind, type LoadValue, type Source, type SourceIndex, type SourceTable } from './source.ts';
 import type { TableLoadResult, WriterOptions } from './types.ts';
 
@@ -49,7 +49,7 @@ function insertText(table: SourceTable, rowCount: number): string {
  * await loadIntoPostgres(source, source.tables(), 'postgres://postgres@127.0.0.1:5432/analyst', { replace: true, progress: () => {}, progressEvery: 100_000 });
  */
 export async function loadIntoPostgres(source: Source, tables: SourceTable[], url: string, display: string, options: WriterOptions): Promise<TableLoadResult[]> {
-  const { client } = await connectLibpq({ connectionString: withLibpqTls(url), application_name: 'data:load' });
+  const { client } = await connectLibpq({ connectionString: url, application_name: 'data:load' });
   try {
     const existing = new Set(
       (await client.query<{ name: string }>({ text: 'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ANY($1::text[])', values: [tables.map((table) => table.name)] })).rows.map((row) => row.name),
