@@ -163,8 +163,14 @@ export function indexPassages(passages: readonly Passage[], documents: readonly 
   };
 }
 
-/** The Markdown files directly in a skill's knowledge folder, sorted by name. */
-function knowledgeFiles(skill: KnowledgeSkill): { absolute: string; cited: string }[] {
+/**
+ * The Markdown files directly in a skill's knowledge folder, sorted by name, with the path they
+ * are cited by (`skills/<skill folder>/knowledge/<file>`); the knowledge base indexes these, the
+ * MCP server lists them as resources.
+ * @example
+ * knowledgeFiles({ name: 'data_analyst', directory: 'skills/data_analyst' })[0]?.cited; // 'skills/data_analyst/knowledge/consolidation.md'
+ */
+export function knowledgeFiles(skill: KnowledgeSkill): { absolute: string; cited: string }[] {
   const folder = path.join(skill.directory, 'knowledge');
   if (!existsSync(folder) || !statSync(folder).isDirectory()) return [];
   const prefix = [path.basename(path.dirname(path.resolve(skill.directory))), path.basename(path.resolve(skill.directory)), 'knowledge'].join('/');
@@ -175,7 +181,12 @@ function knowledgeFiles(skill: KnowledgeSkill): { absolute: string; cited: strin
     .map((name) => ({ absolute: path.join(folder, name), cited: `${prefix}/${name}` }));
 }
 
-function firstHeading(markdown: string): string | undefined {
+/**
+ * The first level 1–3 heading of a Markdown text, without `#`s or backticks.
+ * @example
+ * firstHeading('# Currency translation\n…'); // 'Currency translation'
+ */
+export function firstHeading(markdown: string): string | undefined {
   // Linear forms (see passages.ts): `(\S.*)` and withoutClosingHashes instead of lazy matching.
   const match = /^ {0,3}#{1,3}[ \t]+(\S.*)$/m.exec(markdown);
   return match?.[1] ? withoutClosingHashes(match[1]).replace(/`/g, '').trim() || undefined : undefined;

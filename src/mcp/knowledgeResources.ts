@@ -6,9 +6,9 @@
  * data scope, text naming hidden data (values, their names, hidden sources) is left out, as the
  * knowledge search leaves out such passages: a sentence that names it, a file whose name does.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { withoutClosingHashes } from '../knowledge/passages.ts';
+import { firstHeading, knowledgeFiles } from '../knowledge/knowledgeBase.ts';
 import { mentions, withoutMentions } from '../scopes/scopedCatalog.ts';
 import type { Skill } from '../skills/loader.ts';
 
@@ -38,22 +38,14 @@ export interface KnowledgeResource {
 export function knowledgeResources(skills: readonly Pick<Skill, 'name' | 'directory'>[], hiddenTerms: readonly string[] = []): KnowledgeResource[] {
   const resources: KnowledgeResource[] = [];
   for (const skill of [...skills].sort((a, b) => a.name.localeCompare(b.name))) {
-    const folder = path.join(skill.directory, 'knowledge');
-    if (!existsSync(folder) || !statSync(folder).isDirectory()) continue;
-    const files = readdirSync(folder, { withFileTypes: true })
-      .filter((entry) => entry.isFile() && /\.md$/i.test(entry.name) && !entry.name.startsWith('.'))
-      .filter((entry) => !hiddenTerms.some((term) => mentions(entry.name, term)))
-      .map((entry) => entry.name)
-      .sort();
-    // Cited like the knowledge base's search results: skills/<skill folder>/knowledge/<file>.
-    const cited = [path.basename(path.dirname(path.resolve(skill.directory))), path.basename(path.resolve(skill.directory)), 'knowledge'].join('/');
-    for (const file of files) {
-      const absolutePath = path.join(folder, file);
+    for (const { absolute: absolutePath, cited } of knowledgeFiles(skill)) {
+      const file = path.basename(absolutePath);
+      if (hiddenTerms.some((term) => mentions(file, term))) continue;
       resources.push({
         uri: `${KNOWLEDGE_URI_PREFIX}${encodeURIComponent(skill.name)}/${encodeURIComponent(file)}`,
         name: `${skill.name}/${file}`,
-        title: withoutMentions(firstHeading(absolutePath) ?? '', hiddenTerms) || file,
-        description: `Knowledge of the skill ${skill.name}, cited in answers as ${cited}/${file}.`,
+        title: withoutMentions(firstHeading(readFileSync(absolutePath, 'utf8')) ?? '', hiddenTerms) || file,
+        description: `Knowledge of the skill ${skill.name}, cited in answers as ${cited}.`,
         mimeType: MARKDOWN,
         absolutePath,
       });
@@ -73,10 +65,4 @@ export function readKnowledgeResource(skills: readonly Pick<Skill, 'name' | 'dir
   // Looked up among the listed files, never joined into a path: '..' or another folder cannot be named.
   const resource = knowledgeResources(skills, hiddenTerms).find((candidate) => candidate.uri === uri);
   return resource ? { resource, text: withoutMentions(readFileSync(resource.absolutePath, 'utf8'), hiddenTerms) } : undefined;
-}
-
-/** The first level 1–3 heading of a Markdown file, without `#`s or backticks. */
-function firstHeading(file: string): string | undefined {
-  const match = /^ {0,3}#{1,3}[ \t]+(\S.*)$/m.exec(readFileSync(file, 'utf8'));
-  return match?.[1] ? withoutClosingHashes(match[1]).replace(/`/g, '').trim() || undefined : undefined;
 }
