@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { firstHeading, knowledgeFiles } from '../knowledge/knowledgeBase.ts';
-import { mentions, withoutMentions } from '../scopes/scopedCatalog.ts';
+import { mentionsAny, withoutMentions } from '../scopes/scopedCatalog.ts';
 import type { Skill } from '../skills/loader.ts';
 
 /** The scheme and authority of every knowledge URI. */
@@ -40,7 +40,7 @@ export function knowledgeResources(skills: readonly Pick<Skill, 'name' | 'direct
   for (const skill of [...skills].sort((a, b) => a.name.localeCompare(b.name))) {
     for (const { absolute: absolutePath, cited } of knowledgeFiles(skill)) {
       const file = path.basename(absolutePath);
-      if (hiddenTerms.some((term) => mentions(file, term))) continue;
+      if (mentionsAny(file, hiddenTerms)) continue;
       resources.push({
         uri: `${KNOWLEDGE_URI_PREFIX}${encodeURIComponent(skill.name)}/${encodeURIComponent(file)}`,
         name: `${skill.name}/${file}`,

@@ -10,7 +10,7 @@ import type { ServiceConfig } from '../config/config.ts';
 import type { BoundChatModel, ChatModelWithTools } from './chatModel.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import type { ModelToolDefinition } from '../skills/modelDefinition.ts';
-import { mentions } from '../scopes/scopedCatalog.ts';
+import { mentionsAny } from '../scopes/scopedCatalog.ts';
 import { OfflineChatModel } from './offline/offlineChatModel.ts';
 
 export interface ModelDescription {
@@ -38,7 +38,7 @@ export function createChatModel(
     const hidden = options.hiddenTerms ?? [];
     const forms = registry.skills
       .flatMap((skill) => skill.questions ?? [])
-      .map((form) => (hidden.length ? { ...form, examples: form.examples.filter((example) => !hidden.some((term) => mentions(example, term))) } : form));
+      .map((form) => ({ ...form, examples: form.examples.filter((example) => !mentionsAny(example, hidden)) }));
     return { model: new OfflineChatModel({ catalog, forms }).bindTools(tools), description: { provider: 'offline', name: OfflineChatModel.modelName } };
   }
   const chat = new ChatOpenAI({

@@ -68,7 +68,7 @@ function scopeDimension(dimension: Dimension, allowed: Set<string>): Dimension {
   const listed = [...allowed].sort().map((code) => (values.get(code)?.[0] ? `${code} ${values.get(code)![0]}` : code));
   const hidden = [...dimension.values.keys(), ...dimension.examples].filter((code) => !allowed.has(code));
   const head = dimension.description.split(':')[0]!.trim() || dimension.name;
-  const description = hidden.some((code) => mentions(dimension.description, code)) ? `${head}: ${listed.join(', ')}` : dimension.description;
+  const description = mentionsAny(dimension.description, hidden) ? `${head}: ${listed.join(', ')}` : dimension.description;
   return { ...dimension, values, examples: examples.length ? examples : [...allowed].sort(), description };
 }
 
@@ -102,20 +102,33 @@ function hiddenTermsOf(catalog: Catalog, allowed: Map<string, Set<string>>, visi
  * withoutMentions('# Loads\nEUR for 1000. USD for 2000.', ['2000']) // '# Loads\nEUR for 1000.'
  */
 export function withoutMentions(text: string, terms: readonly string[]): string {
-  if (!terms.some((term) => mentions(text, term))) return text;
+  if (!mentionsAny(text, terms)) return text;
   return text
     .split('\n')
     .map((line) =>
       line
         .split(/(?<=[.;!?])[ \t]+/)
-        .filter((sentence) => !terms.some((term) => mentions(sentence, term)))
+        .filter((sentence) => !mentionsAny(sentence, terms))
         .join(' '),
     )
     .join('\n');
 }
 
-/** Whether `text` names `term` as a whole word (so '1000' is not found in '10000'). */
-export function mentions(text: string, term: string): boolean {
-  const escaped = term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, 'iu').test(text);
+/** One pattern per list of terms: a scope's hidden terms are checked against many texts. */
+const patterns = new WeakMap<readonly string[], RegExp>();
+
+/**
+ * Whether `text` names any of `terms` as a whole word (so '1000' is not found in '10000'), any case.
+ * @example
+ * mentionsAny('EUR for 1000.', ['2000', '1000']) // true
+ */
+export function mentionsAny(text: string, terms: readonly string[]): boolean {
+  if (terms.length === 0) return false;
+  let pattern = patterns.get(terms);
+  if (!pattern) {
+    const alternatives = terms.map((term) => term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+    pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${alternatives})(?![\\p{L}\\p{N}_])`, 'iu');
+    patterns.set(terms, pattern);
+  }
+  return pattern.test(text);
 }

@@ -10,7 +10,7 @@ import { restrictRows } from '../data/restrictedData.ts';
 import { DEFAULT_SEARCH_LIMIT } from '../knowledge/knowledgeBase.ts';
 import type { KnowledgeBase } from '../skills/api.ts';
 import { describeScope, type DataScope } from './dataScope.ts';
-import { mentions, scopeCatalog } from './scopedCatalog.ts';
+import { mentionsAny, scopeCatalog } from './scopedCatalog.ts';
 
 export interface ScopedView {
   catalog: Catalog;
@@ -67,7 +67,7 @@ function scopedKnowledge(knowledge: KnowledgeBase, hiddenTerms: readonly string[
     search: (query, options = {}) =>
       knowledge
         .search(query, { ...options, limit: SEARCH_WIDTH })
-        .filter((passage) => !hiddenTerms.some((term) => mentions(`${passage.heading}\n${passage.text}`, term)))
+        .filter((passage) => !mentionsAny(`${passage.heading}\n${passage.text}`, hiddenTerms))
         .slice(0, options.limit ?? DEFAULT_SEARCH_LIMIT),
     skills: () => knowledge.skills(),
   };
