@@ -10,6 +10,7 @@ import { openCatalog } from './catalog/openCatalog.ts';
 import { projectRoot, type ServiceConfig } from './config/config.ts';
 import { DEFAULT_CONNECTION } from './data/connections.ts';
 import { QueryPool } from './data/queryPool.ts';
+import { ConversationService } from './conversations/conversationService.ts';
 import { createApp, type AppServices } from './http/app.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { buildKnowledgeBase } from './knowledge/knowledgeBase.ts';
@@ -28,6 +29,8 @@ export interface Service {
   app: Express;
   /** What the app is built from (registry, knowledge and prompt read live): the MCP stdio server uses it without HTTP. */
   services: AppServices;
+  /** The conversation policy the app's routes use; the MCP stdio server uses the same one. */
+  conversations: ConversationService;
   registry: SkillRegistry;
   modelDescription: ModelDescription;
   queries: QueryPool;
@@ -107,7 +110,8 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     version: packageVersion(),
     startedAt: Date.now(),
   };
-  const app = createApp(services);
+  const conversations = new ConversationService(services);
+  const app = createApp(services, conversations);
   const watcher = config.skillsReload
     ? watchSkills({
         directory: config.skillsDirectory,
@@ -121,6 +125,7 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
   return {
     app,
     services,
+    conversations,
     get registry() { return skills.registry; },
     modelDescription: description,
     queries,

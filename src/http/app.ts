@@ -7,7 +7,7 @@ import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Catalog } from '../catalog/catalog.ts';
-import { ConversationService } from '../conversations/conversationService.ts';
+import type { ConversationService } from '../conversations/conversationService.ts';
 import type { DataAccess } from '../data/dataAccess.ts';
 import type { QueryPool } from '../data/queryPool.ts';
 import { safeErrorSerializer, type Logger } from '../logging/logger.ts';
@@ -75,8 +75,8 @@ export interface AppServices {
 /** Request bodies larger than this are refused with 413. */
 const BODY_LIMIT = '64kb';
 
-/** Builds the app; listening is the caller's business (tests use supertest or port 0). */
-export function createApp(services: AppServices): Express {
+/** Builds the app on the conversation policy its routes share (`/chat`, `/tools`, `/mcp`); listening is the caller's business (tests use supertest or port 0). */
+export function createApp(services: AppServices, conversations: ConversationService): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -129,7 +129,6 @@ export function createApp(services: AppServices): Express {
   app.use(healthRoutes(services));
   app.get('/metrics', metricsHandler(metrics));
   // Conversation policy for /chat and /tools; it reads `services` at each call (skill reloads).
-  const conversations = new ConversationService(services);
   app.use(toolRoutes(services, conversations));
   app.use(mcpRoutes(services, conversations));
   app.use(chatRoutes(services, conversations));

@@ -10,7 +10,6 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { loadConfig, type ServiceConfig } from '../config/config.ts';
-import { ConversationService } from '../conversations/conversationService.ts';
 import { ConfigurationError } from '../errors/index.ts';
 import { ApiKeys } from '../http/security/apiKeys.ts';
 import { createLogger, type Logger } from '../logging/logger.ts';
@@ -22,8 +21,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: 'stderr' });
   const service = await createService(config, logger);
-  const conversations = new ConversationService(service.services);
-  const server = createMcpServer(service.services, conversations, { caller: stdioCaller(config, process.env.MCP_API_KEY), logger });
+  const server = createMcpServer(service.services, service.conversations, { caller: stdioCaller(config, process.env.MCP_API_KEY), logger });
   const transport = new StdioServerTransport();
   const stop = once((reason: string) => shutdown(service, logger, reason));
   // The client is gone when stdin ends; the transport only notices its own close.
