@@ -11,7 +11,6 @@ import type { SkillRegistry } from '../skills/registry.ts';
 import { textOf } from '../shared/messageText.ts';
 import { MAX_MODEL_CALLS_PER_QUESTION } from './constants.ts';
 import { callTokens, fitCall, fitQuestion, maxToolResultChars, promptBudget, type PromptParts } from './promptBudget.ts';
-import { estimateTokens } from './tokenEstimate.ts';
 import { allTools, boundTools, type BoundTools } from './toolBinding.ts';
 import type { AgentEventListener } from './events.ts';
 import { hasToolCalls, reachedModelCallLimit } from './stopConditions.ts';
@@ -111,14 +110,15 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
   const toolCalls: ToolCallRecord[] = [];
   const budget = promptBudget(model.contextTokens);
   // A model that can rebind gets the tools the conversation uses; one with fixed tools has them all.
-  const toolsFor = (messages: readonly BaseMessage[]): BoundTools => (model.withTools ? boundTools(messages, registry) : allTools(registry));
+  const everyTool = model.withTools ? undefined : allTools(registry);
+  const toolsFor = (messages: readonly BaseMessage[]): BoundTools => everyTool ?? boundTools(messages, registry);
   const parts: PromptParts = { basePrompt: options.systemPrompt, history, omittedTurns: options.omittedTurns ?? 0, tools: registry };
   const usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0, prompt_tokens: 0, calls: [], tool_definition_tokens: 0, tool_definition_share: 0 };
   // The stored history stays complete; the model gets it within the budget, fitted once so the prompt stays the same call to call.
   // What the next call binds; it changes only when an assistant message loads a skill or calls a tool.
   let tools = toolsFor([...history, ...turn]);
   let prompt = fitQuestion(parts, turn, tools.tokens, budget);
-  usage.prompt_tokens = estimateTokens(prepareMessages(prompt.systemPrompt, prompt.context, turn));
+  usage.prompt_tokens = callTokens(prompt, turn, 0);
   if (prompt.droppedTurns || prompt.summarisedToolResults) {
     toolContext.logger.info({ dropped_turns: prompt.droppedTurns, summarised_tool_results: prompt.summarisedToolResults, prompt_tokens: usage.prompt_tokens }, 'history fitted to the token budget');
   }
