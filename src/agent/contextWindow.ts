@@ -189,10 +189,17 @@ function describeTurn(turn: readonly BaseMessage[]): string {
  * One note for the first `count` turns' lines, oldest first; when they do not all fit, the most recent are listed.
  * `omitted` turns before them were never read (only counted): they add to the count, unlisted.
  */
+/**
+ * The note for earlier turns of which nothing is shown.
+ * @example
+ * droppedTurnsNote(3); // 'Summary of earlier conversation: 3 earlier turns are not shown; ask the user again about anything from them.'
+ */
+export function droppedTurnsNote(turns: number): string {
+  return `${SUMMARY_NOTE_TITLE}: ${turns} earlier turn${turns === 1 ? ' is' : 's are'} not shown; ask the user again about anything from them.`;
+}
+
 function summaryNote(lines: readonly string[], count: number, maxChars: number, omitted = 0): SystemMessage {
-  if (count === 0) {
-    return new SystemMessage({ id: SUMMARY_NOTE_ID, content: `${SUMMARY_NOTE_TITLE}: ${omitted} earlier turn${omitted === 1 ? ' is' : 's are'} not shown; ask the user again about anything from them.` });
-  }
+  if (count === 0) return new SystemMessage({ id: SUMMARY_NOTE_ID, content: droppedTurnsNote(omitted) });
   const total = count + omitted;
   const header = (unlisted: number) =>
     `${SUMMARY_NOTE_TITLE} (${total} earlier turn${total === 1 ? '' : 's'} not shown in full${unlisted + omitted ? `; the ${unlisted + omitted} oldest not listed` : ''}):`;

@@ -11,7 +11,7 @@ import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { ModelProviderError } from '../errors/index.ts';
 import { textOf } from '../shared/messageText.ts';
 import { DEFAULT_MODEL_CONTEXT_TOKENS, HISTORY_TOKEN_BUDGET, MAX_TOOL_RESULT_CHARS, RECENT_TURNS_KEPT, REPLY_TOKENS_RESERVED } from './constants.ts';
-import { fitHistory, isHistorySummary } from './contextWindow.ts';
+import { droppedTurnsNote, fitHistory, isHistorySummary } from './contextWindow.ts';
 import { CHARS_PER_TOKEN, estimateTokens } from './tokenEstimate.ts';
 import type { ToolSummaries } from './toolResultSummary.ts';
 import { prepareMessages } from './turnPreparation.ts';
@@ -112,8 +112,7 @@ function fitWithin(parts: PromptParts, maxTokens: number, keepRecentTurns: numbe
   if (maxTokens < MIN_HISTORY_TOKENS) {
     // No room for any of the history: one line says earlier turns exist.
     const turns = parts.history.filter((message) => HumanMessage.isInstance(message)).length + parts.omittedTurns;
-    const note = `Summary of earlier conversation: ${turns} earlier turn${turns === 1 ? ' is' : 's are'} not shown; ask the user again about anything from them.`;
-    return { systemPrompt: `${parts.basePrompt}\n\n${note}`, context: [], droppedTurns: turns, summarisedToolResults: 0 };
+    return { systemPrompt: `${parts.basePrompt}\n\n${droppedTurnsNote(turns)}`, context: [], droppedTurns: turns, summarisedToolResults: 0 };
   }
   const fitted = fitHistory(parts.history, { maxTokens, keepRecentTurns }, parts.omittedTurns, parts.tools);
   const note = fitted.messages[0] && isHistorySummary(fitted.messages[0]) ? fitted.messages[0] : undefined;
