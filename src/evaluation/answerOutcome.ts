@@ -18,7 +18,7 @@ const amountPattern = /-?\d{1,3}(?:,\d{3})*\.\d{2}(?!\d)/g;
  * @example
  * amountsIn('FI shows 443,100.00 EUR, BPC 333,100.00 EUR.') // ['443,100.00', '333,100.00']
  */
-export function amountsIn(answer: string): string[] {
+function amountsIn(answer: string): string[] {
   return answer.match(amountPattern) ?? [];
 }
 

@@ -18,7 +18,7 @@ export const projectQuestionFile = path.join(projectRoot, 'evaluation', 'questio
  * An amount as the answers print it (en-US, the locale /chat uses when none is sent):
  * thousands commas and two decimals, '-' for negatives.
  */
-export const AMOUNT_FORMAT = /^-?\d{1,3}(?:,\d{3})*\.\d{2}$/;
+const AMOUNT_FORMAT = /^-?\d{1,3}(?:,\d{3})*\.\d{2}$/;
 
 /** What a correct reply to a question looks like. */
 export type Expectation =

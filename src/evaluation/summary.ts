@@ -9,7 +9,7 @@ import type { EvaluationOutcome, ExpectedReply, QuestionResult } from './runEval
 export type OutcomeCounts = Record<EvaluationOutcome, number>;
 
 /** What accuracy is the share of; printed with every accuracy figure. */
-export const ACCURACY_DENOMINATOR = 'questions that expect figures or a knowledge citation (expect.kind answer or knowledge), questions that got no answer included';
+const ACCURACY_DENOMINATOR = 'questions that expect figures or a knowledge citation (expect.kind answer or knowledge), questions that got no answer included';
 
 export interface EvaluationSummary {
   questions: number;

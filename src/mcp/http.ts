@@ -20,7 +20,7 @@ import { createMcpServer } from './server.ts';
 const SERVER_ERROR = -32000;
 
 /** Where the MCP endpoint is served. */
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 
 /**
  * The `/mcp` routes.

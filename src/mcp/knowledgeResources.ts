@@ -13,7 +13,7 @@ import { mentionsAny, withoutMentions } from '../scopes/scopedCatalog.ts';
 import type { Skill } from '../skills/loader.ts';
 
 /** The scheme and authority of every knowledge URI. */
-export const KNOWLEDGE_URI_PREFIX = 'analyst://knowledge/';
+const KNOWLEDGE_URI_PREFIX = 'analyst://knowledge/';
 const MARKDOWN = 'text/markdown';
 
 /** One knowledge file as an MCP resource. */

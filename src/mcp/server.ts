@@ -35,10 +35,10 @@ import { withoutMentions } from '../scopes/scopedCatalog.ts';
 import { knowledgeResources, readKnowledgeResource } from './knowledgeResources.ts';
 
 /** The one prompt: the skills' instructions. */
-export const PROMPT_NAME = 'analyst';
+const PROMPT_NAME = 'analyst';
 
 /** Who calls: the API key's name, identity and data scope, as the HTTP layer knows it; undefined over stdio or without API keys. */
-export type McpCaller = ReturnType<typeof callerOf>;
+type McpCaller = ReturnType<typeof callerOf>;
 
 /** What the MCP server reads; `registry` is read at each request (a skill reload swaps it). */
 export interface McpDependencies {
@@ -47,7 +47,7 @@ export interface McpDependencies {
 }
 
 /** The connection the server answers: its caller, and the logger its lines go to (the HTTP request's, or the service's over stdio). */
-export interface McpConnection {
+interface McpConnection {
   caller: McpCaller;
   logger: Logger;
 }
@@ -126,7 +126,7 @@ export function createMcpServer(dependencies: McpDependencies, conversations: Co
  * @example
  * const result = await callTool(services, conversations, toolName, {}, { caller, logger, signal });
  */
-export async function callTool(
+async function callTool(
   dependencies: McpDependencies,
   conversations: ConversationService,
   name: string,

@@ -22,7 +22,7 @@ const UNAVAILABLE_CLASSES = new Set(['08', '53', '57', '58', '28']);
 const UNAVAILABLE_CODES = new Set(['3D000', '25006']);
 
 /** What a client sees when conversations cannot be read or stored (no host, no URL). */
-export const UNREACHABLE_REASON = 'the application database (APP_DB, PostgreSQL) cannot be reached; conversations cannot be read or stored until it is back.';
+const UNREACHABLE_REASON = 'the application database (APP_DB, PostgreSQL) cannot be reached; conversations cannot be read or stored until it is back.';
 
 /**
  * True when `error` says the server could not be reached or cannot serve now (rather than a

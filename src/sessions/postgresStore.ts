@@ -27,7 +27,7 @@ import type { SessionHistory, SessionSummary, TurnInput } from './sessionRecords
 import type { RecentHistory, SessionStore } from './sessionStore.ts';
 
 const DEFAULT_EXPIRY_INTERVAL_MS = 10 * 60 * 1000;
-export const DEFAULT_LEASE_MS = 30_000;
+const DEFAULT_LEASE_MS = 30_000;
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:port/database (a secret: never logged as it is). */
@@ -40,8 +40,6 @@ export interface PostgresStoreOptions {
   expiryIntervalMs?: number;
   /** How often GET /health's view of the server is refreshed in the background (default 1 s; 0: never). */
   healthCheckIntervalMs?: number;
-  /** Connections this instance may open (default 10). */
-  maxConnections?: number;
   logger?: Logger;
   /** The clock for session timestamps and expiry, for tests (leases use the server's clock). */
   now?: () => number;
@@ -177,6 +175,9 @@ function connectionSettings(url: string): pg.ClientConfig & { connectionString: 
   return { connectionString: url, application_name: 'analyst-agent sessions', connectionTimeoutMillis: 5_000, query_timeout: 30_000, statement_timeout: 30_000, keepAlive: true };
 }
 
+/** Connections one instance opens to APP_DB (turns of different sessions run side by side). */
+const MAX_CONNECTIONS = 10;
+
 /**
  * Connects to the PostgreSQL application database named by APP_DB, creates its schema when
  * missing (safe when several instances start at once), sweeps idle sessions once and starts the
@@ -195,7 +196,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   });
   await probe.client.end().catch(() => undefined);
   const connection = { ...requested, connectionString: probe.connectionString };
-  const pool = new pg.Pool({ ...connection, max: options.maxConnections ?? 10, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({ ...connection, max: MAX_CONNECTIONS, idleTimeoutMillis: 30_000 });
   const store = new PostgresStore(pool, options, connection);
   try {
     const client = await pool.connect();

@@ -23,7 +23,7 @@ export { roundAmount } from '../shared/amounts.ts';
 export { aggregateOf, type Aggregate, type Filter, type MeasureExpression, type MergedRow, type MergeQuery, type MergeSide, type Output, type Row, type SelectQuery, type Value } from '../data/query.ts';
 export { humanize, plural } from './presentation.ts';
 export { briefForModel } from './modelDefinition.ts';
-export { filtersArgument, FILTERS_ARGUMENT_DESCRIPTION } from './arguments.ts';
+export { filtersArgument } from './arguments.ts';
 export { describeFilters, errorAnswer, failedStep, sideLabels, textFormat, type TextFormat } from './answerText.ts';
 export { scopeOn, sourceFor } from './questionScope.ts';
 export type { ChartSpec, ColumnRole, ColumnSpec, PresentationSpec, SeriesSpec, SidesSpec, ViewSpec } from './presentation.ts';

@@ -21,7 +21,7 @@ export interface ModelToolDefinition {
 export const BRIEF_FOR_MODEL_KEY = 'modelBrief';
 
 /** Characters per token of the definitions' size measure (skill:check, docs, README figures). */
-export const DEFINITION_CHARS_PER_TOKEN = 4;
+const DEFINITION_CHARS_PER_TOKEN = 4;
 
 /**
  * Marks an argument whose schema the model need not see in full (a nested copy of another
@@ -43,7 +43,7 @@ const VALIDATION_ONLY = new Set(['$schema', 'minLength', 'maxLength', 'minItems'
  * @example
  * modelJsonSchema(countRows) // { type: 'object', properties: { source: { type: 'string', description: … } }, required: ['source'] }
  */
-export function modelJsonSchema(tool: ToolDefinition): Record<string, unknown> {
+function modelJsonSchema(tool: ToolDefinition): Record<string, unknown> {
   const schema = z.toJSONSchema(tool.input, {
     io: 'input',
     unrepresentable: 'any',

@@ -50,7 +50,7 @@ const PERIOD_PATTERNS: [PeriodFormat, RegExp][] = [
  * periodFormat(['2024-12', '2025-01']); // 'YYYY-MM'
  * periodFormat(['1000', '2000']); // undefined
  */
-export function periodFormat(values: readonly string[]): PeriodFormat | undefined {
+function periodFormat(values: readonly string[]): PeriodFormat | undefined {
   if (values.length === 0) return undefined;
   return PERIOD_PATTERNS.find(([, pattern]) => values.every((value) => pattern.test(value)))?.[0];
 }
@@ -62,7 +62,7 @@ export function periodFormat(values: readonly string[]): PeriodFormat | undefine
  * isCurrencyColumn('curkey_lc', ['EUR', 'USD', 'GBP']); // true
  * isCurrencyColumn('segment', ['IND', 'RET']); // false
  */
-export function isCurrencyColumn(column: string, values: readonly string[]): boolean {
+function isCurrencyColumn(column: string, values: readonly string[]): boolean {
   if (values.length === 0 || !values.every((value) => /^[A-Z]{3}$/.test(value))) return false;
   return values.some((value) => ISO_CURRENCIES.has(value)) || CURRENCY_NAME.test(column);
 }

@@ -21,8 +21,6 @@ export interface DraftOptions {
   tables?: string[];
   /** Tables with more rows are profiled on their first N rows (default 100 000). */
   sampleRows?: number;
-  /** PostgreSQL's server-side limit for one statement (default 60 s). */
-  statementTimeoutMs?: number;
   /** Progress lines (one per table). */
   onProgress?: (line: string) => void;
 }
@@ -39,6 +37,8 @@ export interface DraftResult {
 
 export const DEFAULT_SAMPLE_ROWS = 100_000;
 const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** The server-side limit of one profiling statement. */
+const STATEMENT_TIMEOUT_MS = 60_000;
 
 /**
  * Drafts the catalog of a database.
@@ -53,7 +53,7 @@ export async function draftCatalog(options: DraftOptions): Promise<DraftResult> 
   const redact = (error: unknown) => new Error(withoutCredentials(String((error as Error)?.message ?? error), options.from));
   let engine;
   try {
-    engine = await openEngine(spec, { statementTimeoutMs: options.statementTimeoutMs ?? 60_000 });
+    engine = await openEngine(spec, { statementTimeoutMs: STATEMENT_TIMEOUT_MS });
   } catch (error) {
     throw new Error(`${target} cannot be opened: ${redact(error).message}`);
   }

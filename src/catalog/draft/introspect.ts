@@ -37,7 +37,7 @@ export interface TableProfile {
 }
 
 /** Most frequent values read per column (the draft keeps up to five as examples). */
-export const TOP_VALUES = 20;
+const TOP_VALUES = 20;
 const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
@@ -60,7 +60,7 @@ export async function listTables(engine: Engine): Promise<string[]> {
  * @example
  * await columnTypes(engine, 'fi_reporting'); // [{ column: 'compcode', declaredType: 'TEXT' }, …]
  */
-export async function columnTypes(engine: Engine, table: string): Promise<{ column: string; declaredType: string }[] | undefined> {
+async function columnTypes(engine: Engine, table: string): Promise<{ column: string; declaredType: string }[] | undefined> {
   const sql: Record<EngineKind, string> = {
     sqlite: 'SELECT name, type FROM pragma_table_info(?) ORDER BY cid',
     duckdb: 'SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? AND table_schema = current_schema() AND table_catalog = current_database() ORDER BY ordinal_position',
@@ -76,7 +76,7 @@ export async function columnTypes(engine: Engine, table: string): Promise<{ colu
  * kindOfType('double precision'); // 'decimal'
  * kindOfType('VARCHAR'); // 'text'
  */
-export function kindOfType(declared: string): ColumnKind | undefined {
+function kindOfType(declared: string): ColumnKind | undefined {
   const type = declared.trim().toUpperCase();
   if (type === '') return undefined;
   if (/BOOL/.test(type)) return 'boolean';
@@ -157,7 +157,7 @@ function refineKind(kind: ColumnKind | undefined, values: unknown[]): ColumnKind
  * @example
  * ['b', 'B', 'a'].sort(byteOrder); // ['B', 'a', 'b']
  */
-export function byteOrder(a: string, b: string): number {
+function byteOrder(a: string, b: string): number {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return Buffer.compare(left, right);

@@ -45,7 +45,7 @@ export function renderDraft(input: RenderInput): string {
  * @example
  * draftDocument(input).toJS().version; // 1
  */
-export function draftDocument(input: RenderInput): Document {
+function draftDocument(input: RenderInput): Document {
   const document = new Document({
     version: 1,
     comparison: {

@@ -14,11 +14,10 @@ export interface DuckdbOptions {
   file: string | undefined;
   /** Tables backed by files: table → path or glob (`exports/bpc/*.parquet`, `fi.csv`). */
   files: Record<string, string>;
-  /** DuckDB's memory_limit (default 384MB). */
-  memoryLimit?: string;
 }
 
-const DEFAULT_MEMORY_LIMIT = '384MB';
+/** DuckDB's memory_limit per query worker (the README's benchmark measures it). */
+const MEMORY_LIMIT = '384MB';
 
 /**
  * Opens a DuckDB engine.
@@ -49,7 +48,7 @@ export async function openDuckdb(options: DuckdbOptions): Promise<Engine> {
     if (folders.length) await connection.run(`SET allowed_directories = ${list(folders)}`);
     // DuckDB takes most of the machine's memory by default; a bounded share keeps a query worker
     // a good neighbour (larger aggregations spill to DuckDB's temporary files instead).
-    await connection.run(`SET memory_limit = '${options.memoryLimit ?? DEFAULT_MEMORY_LIMIT}'`);
+    await connection.run(`SET memory_limit = '${MEMORY_LIMIT}'`);
     await connection.run('SET enable_external_access = false');
     await connection.run('SET lock_configuration = true');
   } catch (error) {

@@ -20,7 +20,7 @@ import type { TableLoadResult, WriterOptions } from './types.ts';
 const DUCKDB_TYPES: Record<ColumnKind, string> = { text: 'VARCHAR', double: 'DOUBLE', bigint: 'BIGINT', blob: 'BLOB' };
 
 /** CREATE TABLE in DuckDB's types; `withPrimaryKey` false for the throwaway tables behind Parquet files. */
-export function duckdbCreateTable(table: SourceTable, withPrimaryKey = true): string {
+function duckdbCreateTable(table: SourceTable, withPrimaryKey = true): string {
   const columns = table.columns.map((column) => `${quoteIdentifier(column.name)} ${DUCKDB_TYPES[column.kind]}${column.notNull ? ' NOT NULL' : ''}`);
   if (withPrimaryKey && table.primaryKey.length > 0) columns.push(`PRIMARY KEY (${table.primaryKey.map(quoteIdentifier).join(', ')})`);
   return `CREATE TABLE ${quoteIdentifier(table.name)} (${columns.join(', ')})`;

@@ -18,7 +18,7 @@ const MAX_PARAMETERS = 65_535;
 const MAX_ROWS_PER_BATCH = 1_000;
 
 /** CREATE TABLE in PostgreSQL's types. */
-export function postgresCreateTable(table: SourceTable): string {
+function postgresCreateTable(table: SourceTable): string {
   const columns = table.columns.map((column) => `${quoteIdentifier(column.name)} ${POSTGRES_TYPES[column.kind]}${column.notNull ? ' NOT NULL' : ''}`);
   if (table.primaryKey.length > 0) columns.push(`PRIMARY KEY (${table.primaryKey.map(quoteIdentifier).join(', ')})`);
   return `CREATE TABLE ${quoteIdentifier(table.name)} (${columns.join(', ')})`;
@@ -28,7 +28,7 @@ export function postgresCreateTable(table: SourceTable): string {
  * The statement recreating a SQLite index: its own CREATE INDEX text (portable for plain column
  * lists), or one built from its columns for the indexes SQLite made for UNIQUE constraints.
  */
-export function postgresCreateIndex(table: SourceTable, index: SourceIndex): string {
+function postgresCreateIndex(table: SourceTable, index: SourceIndex): string {
   if (index.sql) return index.sql;
   return `CREATE UNIQUE INDEX ${quoteIdentifier(index.name)} ON ${quoteIdentifier(table.name)} (${index.columns.map(quoteIdentifier).join(', ')})`;
 }

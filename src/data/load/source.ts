@@ -49,7 +49,7 @@ export type LoadValue = string | number | bigint | Buffer | null;
  * columnKind('INTEGER'); // 'bigint'
  * columnKind('REAL'); // 'double'
  */
-export function columnKind(declaredType: string): ColumnKind {
+function columnKind(declaredType: string): ColumnKind {
   const type = declaredType.toUpperCase();
   if (type.includes('INT')) return 'bigint';
   if (/CHAR|CLOB|TEXT/.test(type)) return 'text';
@@ -140,7 +140,7 @@ export type Source = ReturnType<typeof openSource>;
  * in the order reconciliation scans and merges read them (DuckDB/Parquet zone maps prune better,
  * and the scan comes out sorted). Null when there is none.
  */
-export function scanOrder(indexes: SourceIndex[]): SourceTable['orderedBy'] {
+function scanOrder(indexes: SourceIndex[]): SourceTable['orderedBy'] {
   let best: SourceIndex | undefined;
   for (const index of indexes) {
     if (!/reconcile/i.test(index.name) || index.columns.length === 0) continue;
