@@ -76,10 +76,10 @@ async function mergeFewKeys(engine: Engine, query: MergeQuery, folding: Folding)
   const sql = `SELECT ${[...merge.groupedKeys, 'raw_a', 'raw_b'].join(', ')} FROM (${merge.aligned}) AS aligned${merge.orderedKeys.length ? ` ORDER BY ${merge.orderedKeys.map((key) => dialect.ascending(key)).join(', ')}` : ''}`;
   const count = merge.groupedKeys.length;
   const partitionAt = merge.partitionKey ? merge.groupedKeys.indexOf(merge.partitionKey) : -1;
-  const keys = new MergedKeys(folding, query.decimals);
+  const keys = new MergedKeys(folding, query.decimals, (row) => fullKey(row.slice(0, count), merge.constants, query.keyNames.length));
   const add = (row: unknown[]) => {
     const partition = merge.constantPartition ?? (partitionAt === -1 ? null : text(row[partitionAt]));
-    keys.add(partition, numberOrNull(row[count]), numberOrNull(row[count + 1]), () => fullKey(row.slice(0, count), merge.constants, query.keyNames.length));
+    keys.add(partition, numberOrNull(row[count]), numberOrNull(row[count + 1]), row);
   };
   // Read whole, not through a cursor: PostgreSQL plans a statement read through a cursor without
   // parallel workers (measured 1.6-1.75x slower from 1 M rows). Whole only up to a bound: keys
@@ -101,11 +101,13 @@ class MergedKeys {
   constructor(
     private readonly folding: Folding,
     decimals: number,
+    /** The key of a row in keyNames order, built only for the keys that differ. */
+    private readonly keyOf: (row: readonly unknown[]) => (string | null)[],
   ) {
     this.round = rounding(decimals);
   }
 
-  add(partition: string | null, rawA: number | null, rawB: number | null, key: () => (string | null)[]): void {
+  add(partition: string | null, rawA: number | null, rawB: number | null, row: readonly unknown[]): void {
     let totals = this.totals.get(partition);
     if (!totals) this.totals.set(partition, (totals = { partition, keys: 0, a: 0, b: 0 }));
     totals.keys += 1;
@@ -113,7 +115,7 @@ class MergedKeys {
     totals.b += rawB ?? 0;
     const a = rawA === null ? null : this.round(rawA);
     const b = rawB === null ? null : this.round(rawB);
-    if (a !== b) this.folding.step({ a, b, key: key() });
+    if (a !== b) this.folding.step({ a, b, key: this.keyOf(row) });
   }
 
   partitions(): MergeTotals['partitions'] {
@@ -177,9 +179,10 @@ export async function mergeAcrossEngines(engineA: Engine, engineB: Engine, query
   const b = side(engineB, 'b');
   const { ordered, constants, constantPartition } = mergeKeyOrder(query);
   const partitionAt = query.partitionKey === undefined || constants.has(query.partitionKey) ? undefined : 0;
-  const keys = new MergedKeys(folding, query.decimals);
   // Keys come in `ordered` order; the reducer gets them in keyNames order, constants put back.
-  const keyNamesOrder = (values: readonly unknown[]) => query.keyNames.map((_, index) => (constants.has(index) ? constants.get(index)! : text(values[ordered.indexOf(index)])));
+  const positions = query.keyNames.map((_, index) => ordered.indexOf(index));
+  const keyNamesOrder = (values: readonly unknown[]) => positions.map((position, index) => (constants.has(index) ? constants.get(index)! : text(values[position])));
+  const keys = new MergedKeys(folding, query.decimals, keyNamesOrder);
   const count = ordered.length;
   await Promise.all([a.rows.fill(), b.rows.fill()]);
   for (;;) {
@@ -191,7 +194,7 @@ export async function mergeAcrossEngines(engineA: Engine, engineB: Engine, query
     const inB = order >= 0 ? rowB : undefined;
     const keyRow = (inA ?? inB)!;
     const partition = constantPartition ?? (partitionAt === undefined ? null : text(keyRow[partitionAt]));
-    keys.add(partition, inA ? Number(inA[count] ?? 0) : null, inB ? Number(inB[count] ?? 0) : null, () => keyNamesOrder(keyRow));
+    keys.add(partition, inA ? Number(inA[count] ?? 0) : null, inB ? Number(inB[count] ?? 0) : null, keyRow);
     // Awaits only when a chunk is used up: the merge itself runs without a promise per row.
     if (inA && !a.rows.next()) await a.rows.fill();
     if (inB && !b.rows.next()) await b.rows.fill();
