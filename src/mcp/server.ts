@@ -28,17 +28,16 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { buildSystemPrompt } from '../agent/turnPreparation.ts';
 import type { ConversationService } from '../conversations/conversationService.ts';
-import type { callerOf } from '../http/security/access.ts';
 import type { Logger } from '../logging/logger.ts';
+import type { Caller } from '../scopes/dataScope.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import { withoutMentions } from '../scopes/scopedCatalog.ts';
 import { knowledgeResources, readKnowledgeResource } from './knowledgeResources.ts';
+import { isObject } from '../shared/messageText.ts';
 
 /** The one prompt: the skills' instructions. */
 const PROMPT_NAME = 'analyst';
 
-/** Who calls: the API key's name, identity and data scope, as the HTTP layer knows it; undefined over stdio or without API keys. */
-type McpCaller = ReturnType<typeof callerOf>;
 
 /** What the MCP server reads; `registry` is read at each request (a skill reload swaps it). */
 export interface McpDependencies {
@@ -46,9 +45,9 @@ export interface McpDependencies {
   readonly version: string;
 }
 
-/** The connection the server answers: its caller, and the logger its lines go to (the HTTP request's, or the service's over stdio). */
+/** The connection the server answers: its caller (the API key's name, identity and data scope; undefined over stdio or without API keys), and the logger its lines go to (the HTTP request's, or the service's over stdio). */
 interface McpConnection {
-  caller: McpCaller;
+  caller: Caller | undefined;
   logger: Logger;
 }
 
@@ -148,7 +147,7 @@ async function callTool(
   const summary = registry.summarize(name, outcome.result);
   return {
     content: [{ type: 'text', text: JSON.stringify(outcome.result) }, ...(summary ? [{ type: 'text' as const, text: summary }] : [])],
-    ...(isRecord(outcome.result) ? { structuredContent: outcome.result } : {}),
+    ...(isObject(outcome.result) ? { structuredContent: outcome.result } : {}),
   };
 }
 
@@ -170,8 +169,4 @@ function toolListing({ tool, inputSchema, outputSchema }: ReturnType<SkillRegist
  */
 function errorResult(payload: { error: unknown }): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(payload) }] };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

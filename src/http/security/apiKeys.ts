@@ -7,12 +7,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { describeScope, type Caller } from '../../scopes/dataScope.ts';
-import type { DeclaredKey } from './keysFile.ts';
-
-/** The digest keys are compared by. */
-function digest(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
-}
+import { keyDigest as digest, type DeclaredKey } from './keysFile.ts';
 
 /**
  * The identity of a key as stored with its sessions and used to rate-limit it: a short hash,

@@ -20,6 +20,15 @@ import { ConfigurationError } from '../../errors/index.ts';
 import type { DataScope } from '../../scopes/dataScope.ts';
 
 /** A key from the keys file: what it is called, the SHA-256 it is recognised by, what it may see. */
+/**
+ * The digest keys are compared by: SHA-256 of the key's UTF-8 bytes (what `key_sha256` holds).
+ * @example
+ * keyDigest('secret').toString('hex'); // '2bb80d53…'
+ */
+export function keyDigest(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
 export interface DeclaredKey {
   name: string;
   sha256: Buffer;
@@ -82,7 +91,7 @@ export function readKeysFile(file: string, environment: NodeJS.ProcessEnv): Decl
       const key = environment[key_env]?.trim();
       if (!key) return fail(`keys[${index}] (${name}): the environment variable ${key_env} is not set`);
       if (!API_KEY_PATTERN.test(key)) return fail(`keys[${index}] (${name}): the key in ${key_env} must be 16 to 200 visible ASCII characters`);
-      sha256 = createHash('sha256').update(key, 'utf8').digest();
+      sha256 = keyDigest(key);
     } else {
       sha256 = Buffer.from(key_sha256!, 'hex');
     }
