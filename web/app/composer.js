@@ -75,18 +75,19 @@ export function createComposer({ ask, isRunning, stop, announce }) {
       announce('An answer is still running: wait for it, or press Escape to stop it.');
       return;
     }
+    clear();
+    void ask(message);
+  }
+
+  function clear() {
     input.value = '';
     autosize();
-    void ask(message);
   }
 
   return {
     element,
     focus: (options) => input.focus(options),
-    clear() {
-      input.value = '';
-      autosize();
-    },
+    clear,
     autosize,
     setRunning(on) {
       sendButton.textContent = on ? 'Stop' : 'Send';

@@ -31,7 +31,6 @@ export function createConversation({ client, session, requestLocale, apiUrl, log
     const turn = newTurn(message);
     log.append(turn.element);
     follower.follow(turn.element);
-    follower.track();
     const controller = new AbortController();
     running = { controller, turn };
     setRunning(true);

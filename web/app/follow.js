@@ -11,8 +11,8 @@ const SCROLL_KEYS = ['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End'
 /**
  * Follows turns in `log` (the scrolling conversation pane); listens there for scrolling by hand.
  * @param {HTMLElement} log
- * @returns {{follow: (turnElement: HTMLElement) => void, track: () => void, keepPinned: (change: () => void) => void}}
- *   follow: the turn to keep in view from now on; track: scroll to it now;
+ * @returns {{follow: (turnElement: HTMLElement) => void, keepPinned: (change: () => void) => void}}
+ *   follow: scroll to the turn now and keep it in view from now on;
  *   keepPinned: run a change to the page, then scroll to the followed turn
  * @example
  * const follower = createFollower(log);
@@ -23,6 +23,7 @@ export function createFollower(log) {
   let following = null;
   function follow(turnElement) {
     following = turnElement;
+    track();
   }
   function track() {
     if (!following?.isConnected) return;
@@ -42,5 +43,5 @@ export function createFollower(log) {
     change();
     track();
   }
-  return { follow, track, keepPinned };
+  return { follow, keepPinned };
 }

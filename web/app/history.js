@@ -124,7 +124,6 @@ export function restoreConversation({ client, session, apiUrl, log, newTurn, fol
         const turns = log.querySelectorAll('.ac-turn');
         if (turns.length) {
           follower.follow(turns[turns.length - 1]);
-          follower.track();
         }
       }
     }
