@@ -22,6 +22,15 @@ export interface DuplicateShape {
 /** Single values as they are, several as a list. */
 const oneOrMany = (values: (string | null)[]) => (values.length === 1 ? values[0]! : values.slice(0, VALUES_PER_DIMENSION));
 
+type DimensionValues = Record<string, (string | null)[]>;
+
+/** The context dimensions' values of a group or pattern (one value, or the first few). */
+const contextValues = (values: DimensionValues, shape: DuplicateShape) => Object.fromEntries(shape.contextDims.map((d) => [d.name, oneOrMany(values[d.name] ?? [])]));
+/** The ignored dimensions' values (e.g. load requests), always as a list. */
+const ignoredValues = (values: DimensionValues, shape: DuplicateShape) => Object.fromEntries(shape.ignore.map((d) => [d.name, (values[d.name] ?? []).slice(0, VALUES_PER_DIMENSION)]));
+/** What the copies differ in, the amount named as the source names it. */
+const differsIn = (names: readonly string[], shape: DuplicateShape) => names.map((name) => (name === '(amount)' ? (shape.amountName ?? name) : name));
+
 /**
  * One duplicate group as the answer lists it: its key, context values, currency, copies and
  * amounts, the ignored dimensions' values and what the copies differ in.
@@ -31,13 +40,13 @@ const oneOrMany = (values: (string | null)[]) => (values.length === 1 ? values[0
 export function groupRow(group: DuplicateGroup, shape: DuplicateShape) {
   return {
     ...group.key,
-    ...Object.fromEntries(shape.contextDims.map((d) => [d.name, oneOrMany(group.values[d.name] ?? [])])),
+    ...contextValues(group.values, shape),
     ...(shape.currency ? { [shape.currency.name]: group.currency } : {}),
     copies: group.copies,
     amount: group.amount,
     duplicated_amount: group.duplicatedAmount,
-    ...Object.fromEntries(shape.ignore.map((d) => [d.name, (group.values[d.name] ?? []).slice(0, VALUES_PER_DIMENSION)])),
-    differs_in: group.differsIn.map((name) => (name === '(amount)' ? (shape.amountName ?? name) : name)),
+    ...ignoredValues(group.values, shape),
+    differs_in: differsIn(group.differsIn, shape),
   };
 }
 
@@ -58,18 +67,18 @@ export function patternRow(pattern: DuplicatePattern, shape: DuplicateShape) {
   // Documents of the listed keys (all of them unless more_keys); document_count counts every one.
   const documents = documentDimension && shape.key[0] === documentDimension ? [...new Set(pattern.keys.map((k) => k[documentDimension.name] ?? null))] : undefined;
   return {
-    ...Object.fromEntries(shape.contextDims.map((d) => [d.name, oneOrMany(pattern.values[d.name] ?? [])])),
+    ...contextValues(pattern.values, shape),
     ...(shape.currency ? { [shape.currency.name]: pattern.currency } : {}),
     copies: pattern.copies,
     groups: pattern.groups,
     records: pattern.records,
-    ...Object.fromEntries(shape.ignore.map((d) => [d.name, (pattern.values[d.name] ?? []).slice(0, VALUES_PER_DIMENSION)])),
+    ...ignoredValues(pattern.values, shape),
     amount: pattern.amount,
     duplicated_amount: pattern.duplicatedAmount,
     ...(documents ? { documents, document_count: pattern.firstKeyValues } : {}),
     keys: pattern.keys,
     more_keys: pattern.groups > pattern.keys.length,
-    differs_in: pattern.differsIn.map((name) => (name === '(amount)' ? (shape.amountName ?? name) : name)),
+    differs_in: differsIn(pattern.differsIn, shape),
   };
 }
 
