@@ -25,6 +25,7 @@ import { migratePostgres } from './postgresSchema.ts';
 import type { SessionPage } from './sessionPaging.ts';
 import type { SessionHistory, SessionSummary, TurnInput } from './sessionRecords.ts';
 import type { RecentHistory, SessionStore } from './sessionStore.ts';
+import { SessionQueue } from './sessionQueue.ts';
 
 const DEFAULT_EXPIRY_INTERVAL_MS = 10 * 60 * 1000;
 const DEFAULT_LEASE_MS = 30_000;
@@ -52,7 +53,7 @@ export interface PostgresStoreOptions {
  * await store.runExclusive(id, async () => store.appendTurn(id, turn)); // alone on `id`, across instances
  */
 export class PostgresStore implements SessionStore {
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly queue = new SessionQueue();
   private readonly ttlMs: number;
   private readonly health: PostgresHealth;
   private readonly leases: SessionLeases;
@@ -127,18 +128,11 @@ export class PostgresStore implements SessionStore {
 
   /** Deletes sessions idle past the TTL, never one with a turn in progress on any instance. @returns how many. */
   expireIdle(): Promise<number> {
-    return this.records.expireIdle([...this.queues.keys()]);
+    return this.records.expireIdle(this.queue.ids());
   }
 
   runExclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.queues.get(id) ?? Promise.resolve();
-    const run = () => this.leases.hold(id, work);
-    const current = previous.then(run, run);
-    const settled = current.catch(() => undefined);
-    this.queues.set(id, settled);
-    return current.finally(() => {
-      if (this.queues.get(id) === settled) this.queues.delete(id);
-    });
+    return this.queue.run(id, () => this.leases.hold(id, work));
   }
 
   saveArtifact(sessionId: string, key: string, value: unknown): Promise<boolean> {

@@ -17,6 +17,7 @@ import { AppDatabaseGuard, type StorageHealth } from './appDatabaseGuard.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE, type SessionPage } from './sessionPaging.ts';
 import { titleOf, type SessionHistory, type TurnInput } from './sessionRecords.ts';
 import { prepareSessionStatements, summaryOf, turnOf, type SessionRow, type SessionStatements } from './sessionRows.ts';
+import { SessionQueue } from './sessionQueue.ts';
 
 /** How often idle sessions are swept by default. */
 const DEFAULT_EXPIRY_INTERVAL_MS = 10 * 60 * 1000;
@@ -55,7 +56,7 @@ export interface SqliteSessionStoreOptions {
 
 export class SqliteSessionStore {
   private readonly database: Database.Database;
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly queue = new SessionQueue();
   private readonly ttlMs: number;
   private readonly now: () => number;
   private readonly logger: Logger | undefined;
@@ -196,22 +197,14 @@ export class SqliteSessionStore {
   /** Deletes sessions idle past the TTL (never one with a turn in progress). @returns how many. */
   expireIdle(): number {
     if (this.ttlMs <= 0) return 0;
-    return this.statements.deleteIdle.run(this.cutoff(), JSON.stringify([...this.queues.keys()])).changes;
+    return this.statements.deleteIdle.run(this.cutoff(), JSON.stringify(this.queue.ids())).changes;
   }
 
   /** Runs `work` after every earlier piece of work on the same session has finished. */
   async runExclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
     // A turn that could not be stored is refused before it runs.
     this.guard.assertWritable();
-    const previous = this.queues.get(id) ?? Promise.resolve();
-    const current = previous.then(work, work);
-    const settled = current.catch(() => undefined);
-    this.queues.set(id, settled);
-    try {
-      return await current;
-    } finally {
-      if (this.queues.get(id) === settled) this.queues.delete(id);
-    }
+    return this.queue.run(id, work);
   }
 
   /** Keeps `value` (JSON) under `key` in the session; false when the session is gone. */
