@@ -13,7 +13,7 @@ import { HISTORY_TURNS_READ } from '../agent/constants.ts';
 import { StorageUnavailableError } from '../errors/index.ts';
 import { isConnectionFailure, type PostgresHealth } from './postgresHealth.ts';
 import type { Lease } from './postgresLease.ts';
-import { ownedBy, SESSION_COLUMNS, summaryOfRow, TURN_COLUMNS, turnOfRow, type PostgresSessionRow, type PostgresTurnRow } from './postgresRows.ts';
+import { ownedBy, SESSION_COLUMNS, summaryOfRow, textColumns, TURN_COLUMNS, turnOfRow, type PostgresSessionRow, type PostgresTurnRow } from './postgresRows.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE, type SessionPage } from './sessionPaging.ts';
 import { titleOf, type SessionHistory, type SessionSummary, type TurnInput } from './sessionRecords.ts';
 import type { RecentHistory } from './sessionStore.ts';
@@ -91,10 +91,11 @@ export class PostgresRecords {
         }
       }
       const seq = session.turns + 1;
+      const texts = textColumns(turn.question, turn.answer);
       await client.query(
-        `INSERT INTO turns (session_id, seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [id, seq, turn.question, turn.answer, turn.finished, turn.stopReason, turn.iterations, JSON.stringify(turn.toolCalls), JSON.stringify(turn.usage), turn.startedAt.toISOString(), turn.finishedAt.toISOString()],
+        `INSERT INTO turns (session_id, seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at, exact_text)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [id, seq, texts.question, texts.answer, turn.finished, turn.stopReason, turn.iterations, JSON.stringify(turn.toolCalls), JSON.stringify(turn.usage), turn.startedAt.toISOString(), turn.finishedAt.toISOString(), texts.exact],
       );
       await client.query(
         `INSERT INTO messages (session_id, seq, turn_seq, message)

@@ -27,12 +27,28 @@ export interface PostgresTurnRow {
   usage: Usage;
   started_at: Date;
   finished_at: Date;
+  /** The exact question and answer when either holds U+0000 (see textColumns), else null. */
+  exact_text: { question: string; answer: string } | null;
 }
 
 /** The columns of a session, in the order PostgresSessionRow names them. */
 export const SESSION_COLUMNS = 'id, title, created_at, updated_at, turns, owner';
 /** The columns of a turn, in the order PostgresTurnRow names them. */
-export const TURN_COLUMNS = 'seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at';
+export const TURN_COLUMNS = 'seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at, exact_text';
+
+/**
+ * What a turn's question and answer become in their `text` columns, which cannot hold U+0000
+ * (PostgreSQL refuses the whole statement): the text with each U+0000 shown as U+FFFD, and, only
+ * when there was one, both texts exactly for the `json` column `exact_text`, which can. Turn
+ * records are read from `exact_text` when set (turnOfRow), so nothing the user asked or was
+ * answered is lost or changed, as in the SQLite store.
+ * @example
+ * textColumns('Total\u0000FI?', 'None.'); // { question: 'Total\uFFFDFI?', answer: 'None.', exact: '{"question":"Total\\u0000FI?","answer":"None."}' }
+ */
+export function textColumns(question: string, answer: string): { question: string; answer: string; exact: string | null } {
+  if (!question.includes('\0') && !answer.includes('\0')) return { question, answer, exact: null };
+  return { question: question.replaceAll('\0', '\uFFFD'), answer: answer.replaceAll('\0', '\uFFFD'), exact: JSON.stringify({ question, answer }) };
+}
 
 /**
  * The SQL condition "the session belongs to `owner`" (no owner: only sessions created without a
@@ -64,8 +80,8 @@ export function summaryOfRow(row: PostgresSessionRow): SessionSummary {
 export function turnOfRow(row: PostgresTurnRow): TurnRecord {
   return {
     seq: row.seq,
-    question: row.question,
-    answer: row.answer,
+    question: row.exact_text?.question ?? row.question,
+    answer: row.exact_text?.answer ?? row.answer,
     finished: row.finished,
     stopReason: row.stop_reason,
     iterations: row.iterations,

@@ -17,7 +17,11 @@ const SCHEMA_LOCK = 7_301_513_224_081_337;
 /*
  * Ids sort bytewise (COLLATE "C") as SQLite's do, so pages follow the same order on both stores.
  * Tool calls, usage, messages and artifacts are `json` (kept as written, key order included):
- * they are only ever read back whole.
+ * they are only ever read back whole. `json` also keeps U+0000 (as the escape \u0000), which a
+ * `text` column cannot hold: a turn whose question or answer has one keeps both exactly in
+ * `exact_text` (postgresRows.ts), so both stores give back what was asked and answered. The
+ * column is nullable and an earlier release, which names the columns it reads and writes,
+ * ignores it; so the schema version stays 1 and such an instance still works beside this one.
  */
 const schema = `
 CREATE TABLE IF NOT EXISTS app_schema_version (
@@ -45,8 +49,16 @@ CREATE TABLE IF NOT EXISTS turns (
   usage       json NOT NULL,
   started_at  timestamptz NOT NULL,
   finished_at timestamptz NOT NULL,
+  exact_text  json,
   PRIMARY KEY (session_id, seq)
 );
+-- Added after version 1 was released, so created here for older databases too. Only checked,
+-- never altered, when present: ALTER TABLE would lock the table while other instances write.
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'turns' AND column_name = 'exact_text') THEN
+    ALTER TABLE turns ADD COLUMN exact_text json;
+  END IF;
+END $$;
 CREATE TABLE IF NOT EXISTS messages (
   session_id text COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
   seq        integer NOT NULL,

@@ -30,6 +30,7 @@ export function decodeCursor(cursor: string): { updatedAt: string; id: string } 
   if (bar < 0) return undefined;
   const updatedAt = text.slice(0, bar);
   const id = text.slice(bar + 1);
-  if (!isoTimestamp.test(updatedAt) || id === '' || encodeCursor(updatedAt, id) !== cursor) return undefined;
+  // Ids this store makes have no control characters (a U+0000 would fail PostgreSQL's text).
+  if (!isoTimestamp.test(updatedAt) || id === '' || /\p{Cc}/u.test(id) || encodeCursor(updatedAt, id) !== cursor) return undefined;
   return { updatedAt, id };
 }

@@ -44,9 +44,15 @@ export interface SessionHistory extends SessionSummary {
   nextAfter?: number | null;
 }
 
-/** The first question on one line, cut to TITLE_CHARS characters (never inside a character). */
+/**
+ * The first question on one line, cut to TITLE_CHARS characters (never inside a character).
+ * Control characters count as spaces: a title is for display, and both stores keep it alike
+ * (PostgreSQL text cannot hold U+0000).
+ * @example
+ * titleOf('Total\u0000FI\nfor 2024?'); // 'Total FI for 2024?'
+ */
 export function titleOf(question: string): string {
-  const line = question.replace(/\s+/g, ' ').trim();
+  const line = question.replace(/[\s\p{Cc}]+/gu, ' ').trim();
   const chars = [...line];
   return chars.length <= TITLE_CHARS ? line : `${chars.slice(0, TITLE_CHARS - 1).join('').trimEnd()}…`;
 }
