@@ -425,16 +425,14 @@ describe('POST /chat against an OpenAI-compatible provider', () => {
     const service = await buildService({ MODEL_MAX_RETRIES: '1' });
     mock.enqueue({ status: 500 }, { status: 500 });
 
-    const started = Date.now();
     const failed = await chat(service, { message: 'Anything?' });
-    const elapsed = Date.now() - started;
 
     expect(failed.status).toBe(502);
     expect(failed.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(failed.body).toMatchObject({ type: '/problems/model-unavailable', status: 502, reason: 'unavailable' });
     expect(typeof failed.body.session_id).toBe('string');
+    // One try and one retry (MODEL_MAX_RETRIES=1), then the answer: not a third call.
     expect(mock.requests).toHaveLength(2);
-    expect(elapsed).toBeLessThan(8000);
 
     mock.enqueue({ content: 'Back online.' });
     const recovered = await chat(service, { message: 'Anything now?' });
@@ -463,18 +461,16 @@ describe('POST /chat against an OpenAI-compatible provider', () => {
     expect(String(sent[3]!.content)).toContain('443100');
   });
 
-  it('answers 504 model-timeout quickly when the provider hangs', async () => {
+  it('answers 504 model-timeout when the provider hangs (MODEL_TIMEOUT_MS, not a hang)', async () => {
     const service = await buildService({ MODEL_TIMEOUT_MS: '1000', MODEL_MAX_RETRIES: '0' });
     mock.enqueue({ hang: true });
 
-    const started = Date.now();
+    // The provider never answers: only MODEL_TIMEOUT_MS can end this before the test's timeout.
     const response = await chat(service, { message: 'Are you there?' });
-    const elapsed = Date.now() - started;
 
     expect(response.status).toBe(504);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(response.body).toMatchObject({ type: '/problems/model-timeout', status: 504, reason: 'timeout' });
-    expect(elapsed).toBeLessThan(5000);
     expect(mock.requests).toHaveLength(1);
   });
 
@@ -492,16 +488,15 @@ describe('POST /chat against an OpenAI-compatible provider', () => {
   });
 
   it('bounds the whole question by CHAT_DEADLINE_MS even when the model timeout is longer', async () => {
-    const service = await buildService({ CHAT_DEADLINE_MS: '1000', MODEL_TIMEOUT_MS: '5000', MODEL_MAX_RETRIES: '1' });
+    // A model timeout longer than the test's: only the deadline can end the question in time.
+    const service = await buildService({ CHAT_DEADLINE_MS: '1000', MODEL_TIMEOUT_MS: '120000', MODEL_MAX_RETRIES: '1' });
     mock.enqueue({ hang: true });
 
-    const started = Date.now();
     const response = await chat(service, { message: 'Still there?' });
-    const elapsed = Date.now() - started;
 
     expect(response.status).toBe(504);
     expect(response.body).toMatchObject({ type: '/problems/model-timeout', reason: 'timeout' });
-    expect(elapsed).toBeLessThan(3000);
+    // Ended by the deadline, not by a model timeout followed by the retry.
     expect(mock.requests).toHaveLength(1);
   });
 
