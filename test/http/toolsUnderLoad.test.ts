@@ -1,8 +1,8 @@
 /**
  * POST /tools under load and faults, over real HTTP (a service listening on 127.0.0.1) with real
  * query worker processes: clients that hang up free the pool, a full queue answers 503 with
- * Retry-After, and a data database that vanishes at run time is reported and refused fast,
- * without a restart loop, until it is back.
+ * Retry-After, and a data database that vanishes at run time is reported and refused without
+ * a restart loop until it is back. How fast is `npm run bench:latency`'s question.
  */
 import { copyFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -50,33 +50,38 @@ const health = async (url: string) => (await fetch(`${url}/health`)).json() as P
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('POST /tools with clients that hang up', () => {
-  it('frees the pool within a bound: queued queries leave, running ones stop, the next query is answered at once', async () => {
-    const { url } = await start({ QUERY_WORKERS: '2' });
-    const abandoned = Array.from({ length: 12 }, () => post(url, 'compare_sources', heavy, AbortSignal.timeout(400)).catch(() => 'aborted'));
+  it('frees the pool: queued queries leave, running ones stop, the next query is answered', async () => {
+    const { service, url } = await start({ QUERY_WORKERS: '2', QUERY_QUEUE_WAIT_MS: '600000' });
+    const controller = new AbortController();
+    const abandoned = Array.from({ length: 12 }, () => post(url, 'compare_sources', heavy, controller.signal).catch(() => 'aborted'));
+    await until(async () => {
+      const { queries } = (await health(url)).data;
+      return queries.busy === 2 && queries.queued === 10;
+    }, 20_000, 'two comparisons running and ten waiting');
+    controller.abort();
     expect(await Promise.all(abandoned)).toEqual(new Array(12).fill('aborted'));
-    // Bounds are set against what not cancelling would cost, not against this machine's speed
-    // (it is shared): twelve comparisons of a second or more on two workers are 6 s of work.
     await until(async () => {
       const { queries } = (await health(url)).data;
       return queries.busy === 0 && queries.queued === 0;
-    }, 4_000, 'an idle pool');
-    const started = performance.now();
+    }, 20_000, 'an idle pool');
+    // Cancelled, not run to the end: the ten waiting left the queue, the two running were
+    // stopped (finished within the grace period or killed after it).
+    const { cancelled } = service.queries.counters();
+    expect(cancelled.queued).toBe(10);
+    expect(cancelled.finished + cancelled.killed).toBe(2);
     const response = await post(url, 'query_source', trivial);
     expect(response.status).toBe(200);
-    expect(performance.now() - started).toBeLessThan(3_000);
-  }, 30_000);
+  }, 60_000);
 
   it('answers 503 /problems/busy with Retry-After when the queue is full', async () => {
-    const { url } = await start({ QUERY_WORKERS: '1', QUERY_QUEUE_MAX: '1', QUERY_QUEUE_WAIT_MS: '20000' });
+    // A queue wait longer than the test's timeout: only a refusal for a full queue answers in time.
+    const { url } = await start({ QUERY_WORKERS: '1', QUERY_QUEUE_MAX: '1', QUERY_QUEUE_WAIT_MS: '600000' });
     const controller = new AbortController();
     const first = post(url, 'compare_sources', heavy, controller.signal).catch(() => undefined);
-    await until(async () => (await health(url)).data.queries.busy === 1, 5_000, 'the first comparison to run');
+    await until(async () => (await health(url)).data.queries.busy === 1, 20_000, 'the first comparison to run');
     const second = post(url, 'compare_sources', heavy, controller.signal).catch(() => undefined);
-    await until(async () => (await health(url)).data.queries.queued === 1, 5_000, 'the second to wait');
-    const started = performance.now();
+    await until(async () => (await health(url)).data.queries.queued === 1, 20_000, 'the second to wait');
     const refused = await post(url, 'query_source', trivial);
-    // Refused at once, not after waiting QUERY_QUEUE_WAIT_MS (20 s) for a place in the queue.
-    expect(performance.now() - started).toBeLessThan(5_000);
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -95,21 +100,20 @@ describe('POST /tools with clients that hang up', () => {
 });
 
 describe('a data database that disappears at run time', () => {
-  it('is reported down within a bound, refused fast with 503, not restarted in a loop, and back when restored', async () => {
+  it('is reported down, refused with 503 data_unavailable, not restarted in a loop, and back when restored', async () => {
     const file = path.join(temporaryDirectory('data-vanish-'), 'data.db');
     copyFileSync(dataDb, file);
-    const { service, url } = await start({ DATA_DB: file, QUERY_WORKERS: '2' });
+    // A query timeout longer than the test's: a query that tried the missing file would not answer in time.
+    const { service, url } = await start({ DATA_DB: file, QUERY_WORKERS: '2', QUERY_TIMEOUT_MS: '600000' });
     expect(await health(url)).toMatchObject({ status: 'ok', components: { data_database: { status: 'ok' }, query_workers: { status: 'ok' } } });
     rmSync(file);
-    await until(async () => (await fetch(`${url}/health`)).status === 503, 3_000, '/health to say down');
+    await until(async () => (await fetch(`${url}/health`)).status === 503, 20_000, '/health to say down');
     const report = await health(url);
     expect(report).toMatchObject({ status: 'down', components: { data_database: { status: 'down', reason: 'the data database data.db (DATA_DB) is missing' } } });
     expect(JSON.stringify(report)).not.toContain(directory);
 
-    const started = performance.now();
+    // Refused as unavailable, not run into a worker that cannot open the file.
     const refused = await post(url, 'query_source', trivial);
-    // Refused at once, not after QUERY_TIMEOUT_MS or a worker restart per query.
-    expect(performance.now() - started).toBeLessThan(5_000);
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
     expect(await refused.json()).toMatchObject({ type: '/problems/data-unavailable', error: { code: 'data_unavailable' } });
@@ -121,7 +125,7 @@ describe('a data database that disappears at run time', () => {
     expect((await health(url)).data.queries.restarts - restarts).toBeLessThanOrEqual(1);
 
     copyFileSync(dataDb, file);
-    await until(async () => (await health(url)).status === 'ok', 10_000, '/health to say ok');
+    await until(async () => (await health(url)).status === 'ok', 20_000, '/health to say ok');
     expect((await post(url, 'query_source', trivial)).status).toBe(200);
-  }, 60_000);
+  }, 90_000);
 });
