@@ -9,11 +9,12 @@ import type { AgentEventListener } from '../agent/events.ts';
 import type { RunHooks } from '../agent/hooks.ts';
 import { progressOf, runAgent, type AgentRunResult, type StopReason, type TurnProgress } from '../agent/runLoop.ts';
 import type { Catalog } from '../catalog/catalog.ts';
-import type { DataAccess } from '../data/dataAccess.ts';
+import { forCaller, type DataAccess } from '../data/dataAccess.ts';
 import { ModelProviderError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ChatModelWithTools } from '../model/chatModel.ts';
-import { describeScope, type Caller } from '../scopes/dataScope.ts';
+import { describeScope, type Caller, type DataScope } from '../scopes/dataScope.ts';
+import { withPresentValues } from '../scopes/presentValues.ts';
 import { ScopedViews } from '../scopes/scopedView.ts';
 import type { SessionSummary } from '../sessions/sessionRecords.ts';
 import type { SessionStore } from '../sessions/sessionStore.ts';
@@ -74,8 +75,8 @@ export interface ToolRun {
 export class ConversationService {
   /** What scoped keys see of the catalog, data and knowledge, built once per scope. */
   private readonly views: ScopedViews;
-  /** Models for scoped catalogs, by scope, for the model they were made from (skill reloads replace it). */
-  private scopedModels = new WeakMap<ChatModelWithTools, Map<string, ChatModelWithTools>>();
+  /** Models for scoped catalogs, by the scope's catalog, for the model they were made from (skill reloads replace it). */
+  private scopedModels = new WeakMap<ChatModelWithTools, WeakMap<Catalog, ChatModelWithTools>>();
   /** Follow-up values of tool calls outside conversations (a comparison_id from POST /tools), per caller. */
   private readonly callerStates = new CallerStates();
 
@@ -124,14 +125,14 @@ export class ConversationService {
       let run: AgentRunResult;
       try {
         run = await runAgent({
-          model: this.modelFor(caller),
+          model: await this.modelFor(caller),
           registry: this.deps.registry,
           systemPrompt: this.deps.systemPrompt,
           history,
           omittedTurns,
           question: request.question,
           ...(request.locale ? { locale: request.locale } : {}),
-          toolContext: { ...this.toolContext(request.logger.child(auditFields(caller)), undefined, caller), state: this.sessionState(session.id) },
+          toolContext: { ...(await this.toolContext(request.logger.child(auditFields(caller)), undefined, caller)), state: this.sessionState(session.id) },
           signal: request.signal,
           ...(request.onEvent ? { onEvent: request.onEvent } : {}),
           ...(request.hooks ? { hooks: request.hooks } : {}),
@@ -153,11 +154,12 @@ export class ConversationService {
    * The context tools run in, for the agent and for direct tool calls alike: a scoped caller's
    * catalog, data and knowledge are its scope's (the data layer adds the scope to every query).
    * @example
-   * const outcome = await registry.execute(toolName, {}, conversations.toolContext(logger, signal, caller));
+   * const outcome = await registry.execute(toolName, {}, await conversations.toolContext(logger, signal, caller));
    */
-  toolContext(logger: Logger, signal?: AbortSignal, caller?: Caller): ToolContext {
-    const { catalog, data, knowledge } = caller?.scope ? this.views.viewFor(caller.scope, this.deps.knowledge) : this.deps;
-    return { catalog, data, knowledge, logger, ...(signal ? { signal } : {}) };
+  async toolContext(logger: Logger, signal?: AbortSignal, caller?: Caller): Promise<ToolContext> {
+    const { catalog, data, knowledge } = caller?.scope ? await this.scopedView(caller.scope) : this.deps;
+    // Each query carries the key's identity: the worker pool shares its workers fairly between keys.
+    return { catalog, data: caller ? forCaller(data, caller.identity) : data, knowledge, logger, ...(signal ? { signal } : {}) };
   }
 
   /**
@@ -169,18 +171,21 @@ export class ConversationService {
   }
 
   /** The model a caller's questions go to: one that knows only its scope's catalog, when the model knows catalogs. */
-  private modelFor(caller: Caller | undefined): ChatModelWithTools {
+  private async modelFor(caller: Caller | undefined): Promise<ChatModelWithTools> {
     const { model, modelFor } = this.deps;
     if (!caller?.scope || !modelFor) return model;
-    let byScope = this.scopedModels.get(model);
-    if (!byScope) this.scopedModels.set(model, (byScope = new Map()));
-    const key = describeScope(caller.scope);
-    let scoped = byScope.get(key);
-    if (!scoped) {
-      const view = this.views.viewFor(caller.scope, this.deps.knowledge);
-      byScope.set(key, (scoped = modelFor(view.catalog, view.hiddenTerms)));
-    }
+    let byCatalog = this.scopedModels.get(model);
+    if (!byCatalog) this.scopedModels.set(model, (byCatalog = new WeakMap()));
+    // Kept per scoped catalog: one narrowed to nothing because the data could not be read is built anew next time.
+    const view = await this.scopedView(caller.scope);
+    let scoped = byCatalog.get(view.catalog);
+    if (!scoped) byCatalog.set(view.catalog, (scoped = modelFor(view.catalog, view.hiddenTerms)));
     return scoped;
+  }
+
+  /** A scope's view, its catalog listing only the values its rows hold (src/scopes/presentValues.ts). */
+  private scopedView(scope: DataScope) {
+    return withPresentValues(this.views.viewFor(scope, this.deps.knowledge));
   }
 
   /**
@@ -207,7 +212,7 @@ export class ConversationService {
    */
   async runTool(name: string, args: unknown, options: { logger: Logger; signal?: AbortSignal; caller?: Caller | undefined }): Promise<ToolRun> {
     const started = performance.now();
-    const context = { ...this.toolContext(options.logger, options.signal, options.caller), state: this.callerStates.for(options.caller?.identity) };
+    const context = { ...(await this.toolContext(options.logger, options.signal, options.caller)), state: this.callerStates.for(options.caller?.identity) };
     const outcome = await this.deps.registry.execute(name, args, context);
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     options.logger.info({ ...auditFields(options.caller), tool: name, duration_ms: durationMs, ok: outcome.ok, ...(outcome.ok ? {} : { error_code: outcome.error.code }) }, 'tool call');
