@@ -7,6 +7,10 @@
  * with one JSON response (no event stream), and keeps nothing, so any instance behind a load
  * balancer can answer any request. Without sessions there is no server-to-client stream to open
  * (GET) or session to end (DELETE): both answer 405, as the SDK's stateless example does.
+ *
+ * One JSON-RPC message per POST: a batch (a JSON array) is refused with 400 before anything runs.
+ * MCP 2025-06-18 removed batching, and a batch of 100 tool calls would count as one request
+ * against RATE_LIMIT_PER_MINUTE while filling the query queue with 100 queries.
  */
 import { Router, type Request, type Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -18,6 +22,9 @@ import { createMcpServer } from './server.ts';
 
 /** JSON-RPC's implementation-defined server error, which the SDK's transport answers HTTP-level refusals with. */
 const SERVER_ERROR = -32000;
+
+/** Why a batch is refused, as the client reads it. */
+export const BATCH_REFUSED = 'batches are not supported: send one request per HTTP request; MCP 2025-06-18 removed batching';
 
 /** Where the MCP endpoint is served. */
 const MCP_PATH = '/mcp';
@@ -31,6 +38,10 @@ export function mcpRoutes(dependencies: McpDependencies, conversations: Conversa
   const router = Router();
 
   router.post(MCP_PATH, async (request: Request, response: Response) => {
+    if (Array.isArray(request.body)) {
+      response.status(400).json(jsonRpcError(ErrorCode.InvalidRequest, BATCH_REFUSED));
+      return;
+    }
     // The caller the key guard recorded (the key's name, identity and data scope) goes with every tool run.
     const server = createMcpServer(dependencies, conversations, { caller: callerOf(response), logger: request.log });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -3,7 +3,7 @@
  * client: the tools with the schemas GET /skills publishes, compare_sources with the sample's
  * figures (the same result as POST /tools), structured errors, the knowledge as resources, the
  * instructions as a prompt; and the guards every API route has: 401 without a key, 403 for a
- * foreign Origin or Host, 405 for GET/DELETE (stateless endpoint).
+ * foreign Origin or Host, 405 for GET/DELETE (stateless endpoint), 400 for a JSON-RPC batch.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -261,6 +261,29 @@ describe('MCP endpoint guards', () => {
     const allowed = await rawRequest('POST', { authorization, accept: MCP_ACCEPT }, INITIALIZE);
     expect(allowed.status).toBe(200);
     expect(allowed.body.result.serverInfo.name).toBe('analyst-agent');
+  });
+
+  it('refuses a JSON-RPC batch with 400 before running any of it; one request per POST is answered', async () => {
+    const authorization = `Bearer ${KEY}`;
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'compare_sources', arguments: FI_VS_BPC } });
+    const toolCalls = () => logs.records().filter((record) => record.msg === 'tool call').length;
+    const before = toolCalls();
+    const batch = await rawRequest('POST', { authorization, accept: MCP_ACCEPT }, Array.from({ length: 100 }, (_unused, index) => call(index + 1)));
+    expect(batch.status).toBe(400);
+    expect(batch.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'batches are not supported: send one request per HTTP request; MCP 2025-06-18 removed batching' },
+    });
+    // A batch of one is a batch too.
+    expect((await rawRequest('POST', { authorization, accept: MCP_ACCEPT }, [INITIALIZE])).status).toBe(400);
+    expect(toolCalls()).toBe(before);
+    // The same call alone, in its own POST, runs.
+    const single = await rawRequest('POST', { authorization, accept: MCP_ACCEPT }, call(7));
+    expect(single.status).toBe(200);
+    expect(single.body).toMatchObject({ jsonrpc: '2.0', id: 7, result: { structuredContent: { summary: { totals: [{ currency: 'EUR', difference: 110000 }] } } } });
+    expect(single.body.result.isError).toBeFalsy();
+    expect(toolCalls()).toBe(before + 1);
   });
 
   it('answers GET and DELETE with 405: the endpoint is stateless (no stream to open, no session to end)', async () => {
