@@ -18,6 +18,8 @@ export const problemTypes = {
   toolNotFound: { type: '/problems/tool-not-found', status: 404, title: 'Tool not found' },
   toolError: { type: '/problems/tool-error', status: 422, title: 'The tool could not run with these arguments' },
   rateLimited: { type: '/problems/rate-limited', status: 429, title: 'Too many requests' },
+  // The key's max_model_tokens_per_day is spent (security/tokenBudget.ts); it resets at the next UTC midnight.
+  tokenBudgetExhausted: { type: '/problems/token-budget-exhausted', status: 429, title: "The key's model token budget for today is spent" },
   modelTimeout: { type: '/problems/model-timeout', status: 504, title: 'The model did not answer in time' },
   modelRateLimited: { type: '/problems/model-rate-limited', status: 503, title: 'The model provider is rate limiting' },
   modelUnavailable: { type: '/problems/model-unavailable', status: 502, title: 'The model provider failed' },

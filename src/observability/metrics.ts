@@ -60,6 +60,12 @@ export class Metrics {
     labelNames: ['provider', 'kind'] as const,
     registers: [this.registry],
   });
+  readonly modelTokensByKey = new Counter({
+    name: 'model_tokens_by_key_total',
+    help: 'Chat model tokens spent on behalf of each API key, by key name (the keys file name, or key:<hash> for API_KEYS; never the key) and kind (input or output): as the model reports them, else estimated.',
+    labelNames: ['key', 'kind'] as const,
+    registers: [this.registry],
+  });
   readonly modelPromptTokens = new Histogram({
     name: 'model_prompt_tokens',
     help: 'Prompt tokens of each chat model call (messages and tool definitions), by provider: as the provider reports them, else estimated.',

@@ -1,10 +1,12 @@
 /**
  * The agent's observability as RunHooks (src/agent/hooks.ts): one question's model calls, tool
- * calls and tokens counted into the service's metrics, and at its end (answered or failed) one
+ * calls and tokens counted into the service's metrics (tokens per key too, and handed to
+ * `onModelTokens` for the key's daily budget), and at its end (answered or failed) one
  * `trace` log line with every step in order. Built per question by whoever runs the agent, so
  * no module-level state is needed; without metrics (bench, unit tests) the trace is still logged.
  */
 import type { RunHooks } from '../agent/hooks.ts';
+import { messageTokens } from '../agent/tokenEstimate.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -20,6 +22,10 @@ export interface QuestionObservation {
   metrics?: Metrics | undefined;
   /** The request id the trace line carries. */
   requestId?: string | undefined;
+  /** The caller's key name (keys file name or `key:<hash>`), counted in `model_tokens_by_key_total`; absent: no keys. */
+  key?: string | undefined;
+  /** Told the tokens (input + output) of each model call, e.g. to charge the key's daily budget. */
+  onModelTokens?: ((tokens: number) => void) | undefined;
 }
 
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
@@ -30,7 +36,7 @@ const roundMs = (ms: number) => Math.round(ms * 10) / 10;
  * await runAgent({ ...options, hooks: questionHooks({ logger, metrics, requestId: String(request.id) }) });
  */
 export function questionHooks(observation: QuestionObservation): RunHooks {
-  const { logger, metrics, requestId } = observation;
+  const { logger, metrics, requestId, key, onModelTokens } = observation;
   const started = performance.now();
   const steps: TraceStep[] = [];
   return {
@@ -47,6 +53,13 @@ export function questionHooks(observation: QuestionObservation): RunHooks {
         ...(toolDefinitionTokens === undefined ? {} : { tool_definition_tokens: toolDefinitionTokens }),
         tool_calls: [...toolCalls],
       });
+      // What the call cost the key: the provider's count, else the agent's estimate (never nothing).
+      const spent = { input: input ?? promptTokens ?? 0, output: output ?? messageTokens(reply) };
+      onModelTokens?.(spent.input + spent.output);
+      if (key !== undefined) {
+        metrics?.modelTokensByKey.inc({ key, kind: 'input' }, spent.input);
+        metrics?.modelTokensByKey.inc({ key, kind: 'output' }, spent.output);
+      }
       if (!metrics) return;
       metrics.modelCalls.inc({ provider: metrics.provider, outcome: 'ok' });
       metrics.modelCallDuration.observe({ provider: metrics.provider }, durationMs / 1000);

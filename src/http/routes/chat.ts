@@ -3,7 +3,8 @@
  * as one JSON body or as a live event stream. A session_id continues a conversation; an
  * unknown one is a 404, never a silent new session; so is another API key's session. The
  * conversation itself (sessions, turns, failed turns) is the ConversationService's; this route
- * translates HTTP to it and its results and errors back.
+ * translates HTTP to it and its results and errors back. A key whose `max_model_tokens_per_day`
+ * is spent is refused (429) before anything runs; the tokens of each model call are charged to it.
  */
 import { Router } from 'express';
 import type { ConversationService } from '../../conversations/conversationService.ts';
@@ -17,6 +18,7 @@ import { openEventStream, wantsEventStream } from '../eventStream.ts';
 import { abortOnDisconnect } from '../abortOnDisconnect.ts';
 import { problemBody, problemFor, sendProblem, type Problem, type ProblemKind } from '../problem.ts';
 import { callerOf } from '../security/access.ts';
+import { ModelTokenBudgets } from '../security/tokenBudget.ts';
 import { jsonBody } from '../validation.ts';
 
 /**
@@ -33,10 +35,26 @@ interface ChatRequest {
 
 export function chatRoutes(services: AppServices, conversations: ConversationService): Router {
   const router = Router();
+  // Each capped key's tokens today, on this instance (the keys file is read once, at startup).
+  const budgets = ModelTokenBudgets.of(services.declaredKeys ?? []);
   router.post('/chat', async (request, response) => {
     const body = jsonBody<ChatRequest>(request, response);
     if (!body) return;
     const caller = callerOf(response);
+    // A key whose daily tokens are spent asks nothing of the model until the next UTC midnight.
+    const refusal = caller && budgets.refusal(caller.name);
+    if (refusal) {
+      const resetsAt = refusal.resetsAt.toISOString();
+      request.log.warn({ key: caller.name, used_tokens: refusal.usedTokens, max_model_tokens_per_day: refusal.maxTokensPerDay }, 'chat refused: the key has spent its model tokens for today');
+      response.setHeader('Retry-After', String(refusal.retryAfterSeconds));
+      sendProblem(
+        response,
+        'tokenBudgetExhausted',
+        `This key has used ${refusal.usedTokens} of its ${refusal.maxTokensPerDay} model tokens for today (UTC). The budget resets at ${resetsAt}, in ${refusal.retryAfterSeconds} seconds.`,
+        { max_model_tokens_per_day: refusal.maxTokensPerDay, used_tokens: refusal.usedTokens, resets_at: resetsAt, retry_after: refusal.retryAfterSeconds },
+      );
+      return;
+    }
     // A full session (TurnLimitError) or unavailable storage is answered by errorHandler (problemFor).
     const session = await conversations.open(body.session_id, caller?.identity);
     if (!session) {
@@ -64,7 +82,13 @@ export function chatRoutes(services: AppServices, conversations: ConversationSer
         signal,
         clientGone: () => disconnected.aborted,
         onEvent: events?.send,
-        hooks: questionHooks({ logger, metrics: observation?.metrics, requestId: observation?.requestId }),
+        hooks: questionHooks({
+          logger,
+          metrics: observation?.metrics,
+          requestId: observation?.requestId,
+          key: caller?.name,
+          onModelTokens: caller && ((tokens) => budgets.spend(caller.name, tokens)),
+        }),
       });
       logger.info({ iterations: result.iterations, finished: result.finished, tool_calls: result.toolCalls.length, streamed: Boolean(events) }, 'chat answered');
       const answer = {

@@ -11,9 +11,11 @@
  *     scopes: { company: ["1000"], sources: [fi_reporting, bpc_reporting] }
  *   - name: group-controlling
  *     key_sha256: 9b7c…   # sha256 of the key, hex (printf %s "$KEY" | sha256sum)
+ *     max_model_tokens_per_day: 200000   # optional: the key's model tokens a UTC day (tokenBudget.ts)
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { ConfigurationError } from '../../errors/index.ts';
@@ -34,6 +36,8 @@ export interface DeclaredKey {
   sha256: Buffer;
   /** Undefined: every source and value. */
   scope: DataScope | undefined;
+  /** Model tokens (prompt and completion) the key may spend a UTC day through /chat; undefined: no cap. */
+  maxModelTokensPerDay?: number;
 }
 
 /** What a key may be, in API_KEYS and the keys file alike, so a key works in either place. */
@@ -47,6 +51,12 @@ const entrySchema = z
     key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { error: 'must be an environment variable name' }).optional(),
     key_sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, { error: 'must be the key\'s SHA-256 as 64 hex digits' }).optional(),
     scopes: z.record(z.string(), scopeValues).optional(),
+    max_model_tokens_per_day: z
+      .number({ error: 'must be a whole number of tokens, e.g. 200000' })
+      .int({ error: 'must be a whole number of tokens, e.g. 200000' })
+      .positive({ error: 'must be at least 1 (leave it out for no cap)' })
+      .max(Number.MAX_SAFE_INTEGER, { error: 'is too large' })
+      .optional(),
   })
   .refine((entry) => (entry.key_env === undefined) !== (entry.key_sha256 === undefined), { error: 'give exactly one of key_env and key_sha256' });
 
@@ -82,9 +92,12 @@ export function readKeysFile(file: string, environment: NodeJS.ProcessEnv): Decl
     const entry = entrySchema.safeParse(raw);
     if (!entry.success) {
       const issue = entry.error.issues[0]!;
-      return fail(`keys[${index}]${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}`);
+      // The entry's name and the file, when the name itself is fine: an operator finds the line at once.
+      const name = (raw as { name?: unknown } | null)?.name;
+      const where = typeof name === 'string' && issue.path[0] !== 'name' ? ` (key '${name}' in ${basename(file)})` : ` (in ${basename(file)})`;
+      return fail(`keys[${index}]${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}${where}`);
     }
-    const { name, key_env, key_sha256, scopes } = entry.data;
+    const { name, key_env, key_sha256, scopes, max_model_tokens_per_day } = entry.data;
     if (keys.some((key) => key.name === name)) fail(`keys[${index}]: the name '${name}' is used twice`);
     let sha256: Buffer;
     if (key_env !== undefined) {
@@ -96,7 +109,12 @@ export function readKeysFile(file: string, environment: NodeJS.ProcessEnv): Decl
       sha256 = Buffer.from(key_sha256!, 'hex');
     }
     if (keys.some((key) => key.sha256.equals(sha256))) fail(`keys[${index}] (${name}): the same key is declared twice`);
-    keys.push({ name, sha256, scope: scopes === undefined ? undefined : scopeOf(scopes) });
+    keys.push({
+      name,
+      sha256,
+      scope: scopes === undefined ? undefined : scopeOf(scopes),
+      ...(max_model_tokens_per_day === undefined ? {} : { maxModelTokensPerDay: max_model_tokens_per_day }),
+    });
   });
   return keys;
 }
