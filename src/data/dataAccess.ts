@@ -13,10 +13,12 @@ import type { Query, ResultOf } from './query.ts';
 
 export interface DataAccess {
   /**
-   * Runs a query description (query.ts).
+   * Runs a query description (query.ts). `caller` is the identity of the API key it runs for
+   * (Caller.identity): the worker pool shares its workers and wait line fairly between callers.
+   * Skills leave it out; forCaller adds it.
    * @throws ToolError query_failed, timeout (also when cancelled), busy, data_unavailable
    */
-  run<Q extends Query>(query: Q, signal?: AbortSignal): Promise<ResultOf<Q>>;
+  run<Q extends Query>(query: Q, signal?: AbortSignal, caller?: string): Promise<ResultOf<Q>>;
   /**
    * How many queries run at once (the pool's workers; 1 in process). A skill that runs several
    * queries side by side runs at most this many: more would wait in the pool's line, where a
@@ -58,6 +60,22 @@ export function createDataAccess(source: DataDatabase | Connections): DataAccess
     },
     concurrency: 1,
     close: () => connections.close(),
+  };
+}
+
+/**
+ * `data` with every query run for `caller` (an API key's identity), so the pool can keep one key
+ * from holding more than its share of the workers.
+ * @example
+ * const data = forCaller(pool, caller.identity);
+ * await data.run(query, signal); // queued in caller's turn
+ */
+export function forCaller(data: DataAccess, caller: string): DataAccess {
+  return {
+    run: (query, signal) => data.run(query, signal, caller),
+    concurrency: data.concurrency,
+    // A view: the data it reads from belongs to the service.
+    close: async () => {},
   };
 }
 

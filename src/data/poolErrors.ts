@@ -7,15 +7,18 @@
 import { ToolError } from '../errors/index.ts';
 
 /**
- * All workers are busy and the queue is full, or the query waited too long for a worker.
+ * All workers are busy and the queue is full, the caller's key already has its share of the
+ * queue waiting, or the query waited too long for a worker.
  * @example
  * throw busyError('queue_full', { workers: 2, queued: 32, retryAfterSeconds: 2 });
  */
-export function busyError(reason: 'queue_full' | 'queue_wait', state: { workers: number; queued: number; waitedMs?: number; retryAfterSeconds: number }): ToolError {
+export function busyError(reason: 'queue_full' | 'key_share' | 'queue_wait', state: { workers: number; queued: number; waitedMs?: number; retryAfterSeconds: number }): ToolError {
   const message =
     reason === 'queue_full'
       ? `The service is busy: all ${state.workers} query workers are running and ${state.queued} queries are waiting.`
-      : `The service is busy: the query waited ${describeDuration(state.waitedMs ?? 0)} for a query worker and was given up.`;
+      : reason === 'key_share'
+        ? `The service is busy: this API key already has ${state.queued} queries waiting, its share of the queue; other keys' queries go first.`
+        : `The service is busy: the query waited ${describeDuration(state.waitedMs ?? 0)} for a query worker and was given up.`;
   return new ToolError('busy', message, {
     hint: `Retry in ${state.retryAfterSeconds} s; nothing was run. A narrower question (fewer companies, periods or alignment dimensions) runs faster.`,
     details: { reason, retry_after_seconds: state.retryAfterSeconds },

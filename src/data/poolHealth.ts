@@ -27,7 +27,8 @@ export interface QueryPoolStats {
 export interface PoolCounters {
   timeouts: number;
   restarts: number;
-  rejected: { queue_full: number; queue_wait: number; data_unavailable: number };
+  /** `key_share`: a key had its share of the queue waiting (others were still served). */
+  rejected: { queue_full: number; queue_wait: number; key_share: number; data_unavailable: number };
   cancelled: { queued: number; finished: number; killed: number };
 }
 
@@ -45,7 +46,7 @@ export class PoolHealth {
   readonly counters: PoolCounters = {
     timeouts: 0,
     restarts: 0,
-    rejected: { queue_full: 0, queue_wait: 0, data_unavailable: 0 },
+    rejected: { queue_full: 0, queue_wait: 0, key_share: 0, data_unavailable: 0 },
     cancelled: { queued: 0, finished: 0, killed: 0 },
   };
   down: DataDown | undefined;

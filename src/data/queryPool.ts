@@ -6,6 +6,9 @@
  * Under load and faults:
  * - the wait line (waitLine.ts) is bounded (`queueMax`) and so is the wait (`queueWaitMs`): past
  *   either, the query is refused with a `busy` tool error that says when to retry;
+ * - it is fair between API keys (the `caller` of run): a free worker goes to the key running the
+ *   fewest queries, and one key may hold only its share of the line and of the workers, so
+ *   another key's query is served while one key floods or abandons work;
  * - a cancelled query that still waits leaves the line and touches no worker; a running one gets
  *   `cancelGraceMs` to finish (about what a new process costs) before its process is killed;
  * - a warm spare process takes a killed worker's place at once, and replacements are started one
@@ -49,6 +52,10 @@ export interface QueryPoolOptions {
   queueMax?: number;
   /** Longest a query may wait for a worker (QUERY_QUEUE_WAIT_MS, default 10 s); then `busy`. */
   queueWaitMs?: number;
+  /** Queries one API key may have waiting (default: half of queueMax, at least 1); more are `busy`. */
+  queuePerKey?: number;
+  /** Queries one API key may have running (default: all workers but one, at least 1), so another key always finds a worker. */
+  workersPerKey?: number;
   /** How long a cancelled running query may take to finish before its process is killed (default 250 ms). */
   cancelGraceMs?: number;
   /** Keep one started process in reserve for a killed worker's place (default true). */
@@ -76,7 +83,14 @@ export class QueryPool implements DataAccess {
     this.connections = new ConnectionHealth(options.connectionStates);
     const database = options.databasePath ? path.basename(options.databasePath) : 'the default connection';
     this.health = new PoolHealth(database, options.monitorIntervalMs ?? 1_000, options.logger);
-    this.line = new WaitLine({ max: options.queueMax ?? 32, waitMs: options.queueWaitMs ?? 10_000, counters: this.health.counters, workerCount: () => this.workers.slots.length });
+    this.line = new WaitLine({
+      max: options.queueMax ?? 32,
+      waitMs: options.queueWaitMs ?? 10_000,
+      counters: this.health.counters,
+      workerCount: () => this.workers.slots.length,
+      ...(options.queuePerKey === undefined ? {} : { perKeyQueued: options.queuePerKey }),
+      ...(options.workersPerKey === undefined ? {} : { perKeyRunning: options.workersPerKey }),
+    });
     const connections = options.connections ?? [{ name: DEFAULT_CONNECTION, url: `sqlite:${options.databasePath}` }];
     this.workers = new WorkerSet<PoolTask>({
       databasePath: options.databasePath ?? '',
@@ -117,9 +131,9 @@ export class QueryPool implements DataAccess {
     return this.workers.slots.length;
   }
 
-  /** Runs a query description in a worker process (DataAccess). */
-  run<Q extends Query>(query: Q, signal?: AbortSignal): Promise<ResultOf<Q>> {
-    return this.submit(query, signal) as Promise<ResultOf<Q>>;
+  /** Runs a query description in a worker process, in `caller`'s turn (DataAccess). */
+  run<Q extends Query>(query: Q, signal?: AbortSignal, caller?: string): Promise<ResultOf<Q>> {
+    return this.submit(query, signal, caller) as Promise<ResultOf<Q>>;
   }
 
   stats(): QueryPoolStats {
@@ -166,14 +180,16 @@ export class QueryPool implements DataAccess {
     await this.workers.close();
   }
 
-  private submit(query: Query, signal?: AbortSignal): Promise<unknown> {
+  private submit(query: Query, signal: AbortSignal | undefined, caller: string | undefined): Promise<unknown> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(shuttingDownError());
       if (signal?.aborted) return reject(cancelledError());
       if (this.health.down) return reject(this.unavailable());
       if (!this.workers.idle() && this.line.full) return reject(this.line.refuseFull());
-      const task = this.line.enter(query, signal, (cancelled) => this.cancel(cancelled), resolve, reject);
+      const task = this.line.enter(query, caller, signal, (cancelled) => this.cancel(cancelled), resolve, reject);
       this.dispatch();
+      // Still waiting, and its key already had its share of the line waiting: busy for this key only.
+      if (this.line.overShare(task)) return;
       this.line.startWaitClock(task);
     });
   }
@@ -188,12 +204,19 @@ export class QueryPool implements DataAccess {
       // A worker on a replaced file gives its place to a fresh spare as soon as it is idle.
       const worker = this.workers.refresh(index);
       if (worker?.state !== 'ready' || worker.task) continue;
-      const task = this.line.take()!;
+      // Every waiting key may be running its share: then this worker stays free for another key.
+      const task = this.line.take((caller) => this.runningFor(caller));
+      if (!task) break;
       task.startedAt = Date.now();
       worker.task = task;
       worker.timer = setTimeout(() => this.timeOut(worker, task), this.options.timeoutMs);
       worker.send({ id: task.id, query: task.query });
     }
+  }
+
+  /** Queries of `caller` holding a worker, abandoned ones included: they hold it until they end. */
+  private runningFor(caller: string | undefined): number {
+    return this.workers.slots.filter((worker) => worker?.task && worker.task.caller === caller).length;
   }
 
   private replied(worker: Worker, reply: WorkerReply): void {

@@ -46,7 +46,7 @@ export function restrictRows(data: DataAccess, restrictions: readonly RowRestric
   };
   return {
     // The rewritten query has the same kind, so its result type is the caller's.
-    run: async (query, signal) => data.run(restrict(query) as typeof query, signal),
+    run: async (query, signal, caller) => data.run(restrict(query) as typeof query, signal, caller),
     concurrency: data.concurrency,
     // A view: the data it reads from belongs to the service and outlives it.
     close: async () => {},

@@ -4,6 +4,14 @@
  * gets a `busy` tool error that says when to retry instead of waiting without end; a query
  * cancelled while it waits simply leaves the line, touching no worker. Kept apart from the pool
  * so the pool reads as what happens to a query once a worker runs it.
+ *
+ * Fair between API keys: each query may carry its caller's identity, and the line keeps one
+ * queue per caller. A free worker goes to the waiting caller that runs the fewest queries (ties:
+ * the one served least recently), so a key that floods or abandons work cannot keep another
+ * key's query waiting behind all of its own. A key may have at most `perKeyQueued` queries
+ * waiting and `perKeyRunning` running; past its share it gets `busy` (reason `key_share`) while
+ * other keys are still served. Queries without a caller (no API keys, tests, scripts) are one
+ * caller without those caps: alone, the line is first come, first served, as it always was.
  */
 import type { ToolError } from '../errors/index.ts';
 import { busyError, cancelledError } from './poolErrors.ts';
@@ -14,6 +22,8 @@ import type { Query } from './query.ts';
 export interface PoolTask {
   id: number;
   query: Query;
+  /** The caller's identity (an API key's); undefined: the anonymous caller, not capped. */
+  caller: string | undefined;
   enqueuedAt: number;
   /** When a worker took it (0 while it waits). */
   startedAt: number;
@@ -33,18 +43,40 @@ export interface WaitLineOptions {
   counters: PoolCounters;
   /** Worker places of the pool, as a `busy` error reports them. */
   workerCount: () => number;
+  /** Queries one identified caller may have waiting (default: half of `max`, at least 1). */
+  perKeyQueued?: number;
+  /** Queries one identified caller may have running (default: all workers but one, at least 1). */
+  perKeyRunning?: number;
 }
 
-/** Queries waiting for a worker, first come first served. */
+/** The anonymous caller's queue in the line (queries without an identity). */
+const ANONYMOUS = '';
+
+/** Queries waiting for a worker: first come first served per caller, round-robin between callers. */
 export class WaitLine {
-  private readonly tasks: PoolTask[] = [];
+  /** Each caller's waiting queries, oldest first. */
+  private readonly queues = new Map<string, PoolTask[]>();
+  /** When each caller was last served (a sequence number; one entry per caller, i.e. per API key). */
+  private readonly served = new Map<string, number>();
+  private serves = 0;
+  private count = 0;
   private nextId = 1;
 
   constructor(private readonly options: WaitLineOptions) {}
 
   /** Queries waiting now. */
   get length(): number {
-    return this.tasks.length;
+    return this.count;
+  }
+
+  /** Queries one identified caller may have waiting. */
+  get perKeyQueued(): number {
+    return this.options.perKeyQueued ?? Math.max(1, Math.ceil(this.options.max / 2));
+  }
+
+  /** Queries one identified caller may have running. */
+  get perKeyRunning(): number {
+    return this.options.perKeyRunning ?? Math.max(1, this.options.workerCount() - 1);
   }
 
   /** Most queries that may wait. */
@@ -54,7 +86,12 @@ export class WaitLine {
 
   /** True when no further query may wait. */
   get full(): boolean {
-    return this.tasks.length >= this.options.max;
+    return this.count >= this.options.max;
+  }
+
+  /** Queries `caller` has waiting. */
+  queuedBy(caller: string | undefined): number {
+    return this.queues.get(caller ?? ANONYMOUS)?.length ?? 0;
   }
 
   /**
@@ -64,7 +101,21 @@ export class WaitLine {
    */
   refuseFull(): ToolError {
     this.options.counters.rejected.queue_full += 1;
-    return busyError('queue_full', { workers: this.options.workerCount(), queued: this.tasks.length, retryAfterSeconds: this.retryAfterSeconds() });
+    return busyError('queue_full', { workers: this.options.workerCount(), queued: this.count, retryAfterSeconds: this.retryAfterSeconds() });
+  }
+
+  /**
+   * A task of a caller that already has its share of the line waiting leaves it with a `busy`
+   * error (reason `key_share`); other callers are not affected. False when the caller is within
+   * its share (or anonymous).
+   * @example
+   * if (line.overShare(task)) return; // the task was answered busy
+   */
+  overShare(task: PoolTask): boolean {
+    if (task.caller === undefined || this.queuedBy(task.caller) <= this.perKeyQueued || !this.remove(task)) return false;
+    this.options.counters.rejected.key_share += 1;
+    task.reject(busyError('key_share', { workers: this.options.workerCount(), queued: this.queuedBy(task.caller), retryAfterSeconds: this.retryAfterSeconds() }));
+    return true;
   }
 
   /**
@@ -75,7 +126,7 @@ export class WaitLine {
    * pool.dispatch();
    * line.startWaitClock(task);
    */
-  enter(query: Query, signal: AbortSignal | undefined, onAbort: (task: PoolTask) => void, resolve: (value: unknown) => void, reject: (error: unknown) => void): PoolTask {
+  enter(query: Query, caller: string | undefined, signal: AbortSignal | undefined, onAbort: (task: PoolTask) => void, resolve: (value: unknown) => void, reject: (error: unknown) => void): PoolTask {
     const aborted = () => onAbort(task);
     const settle = () => {
       clearTimeout(task.waitTimer);
@@ -84,6 +135,7 @@ export class WaitLine {
     const task: PoolTask = {
       id: this.nextId++,
       query,
+      caller,
       enqueuedAt: Date.now(),
       startedAt: 0,
       waitTimer: undefined,
@@ -92,7 +144,11 @@ export class WaitLine {
       reject: (error) => (settle(), reject(error)),
     };
     signal?.addEventListener('abort', aborted, { once: true });
-    this.tasks.push(task);
+    const key = caller ?? ANONYMOUS;
+    const queue = this.queues.get(key);
+    if (queue) queue.push(task);
+    else this.queues.set(key, [task]);
+    this.count += 1;
     return task;
   }
 
@@ -103,17 +159,32 @@ export class WaitLine {
    * line.startWaitClock(task);
    */
   startWaitClock(task: PoolTask): void {
-    if (this.tasks.includes(task)) task.waitTimer = setTimeout(() => this.giveUp(task), this.options.waitMs);
+    if (this.queues.get(task.caller ?? ANONYMOUS)?.includes(task)) task.waitTimer = setTimeout(() => this.giveUp(task), this.options.waitMs);
   }
 
   /**
-   * The first task in line, taken out of it (its wait clock stopped), if any.
+   * The next task for a free worker, taken out of the line (its wait clock stopped): the oldest
+   * of the caller that runs the fewest queries (`running` counts them), ties going to the caller
+   * served least recently; an identified caller running its share is passed over. Undefined when
+   * nothing may run now.
    * @example
-   * const task = line.take();
+   * const task = line.take((caller) => runningQueriesOf(caller));
    */
-  take(): PoolTask | undefined {
-    const task = this.tasks.shift();
-    if (task) clearTimeout(task.waitTimer);
+  take(running: (caller: string | undefined) => number): PoolTask | undefined {
+    let chosen: { key: string; queue: PoolTask[]; running: number; served: number } | undefined;
+    for (const [key, queue] of this.queues) {
+      const caller = queue[0]!.caller;
+      const runs = running(caller);
+      if (caller !== undefined && runs >= this.perKeyRunning) continue;
+      const served = this.served.get(key) ?? 0;
+      if (!chosen || runs < chosen.running || (runs === chosen.running && served < chosen.served)) chosen = { key, queue, running: runs, served };
+    }
+    if (!chosen) return undefined;
+    const task = chosen.queue.shift()!;
+    clearTimeout(task.waitTimer);
+    this.count -= 1;
+    if (chosen.queue.length === 0) this.queues.delete(chosen.key);
+    this.served.set(chosen.key, ++this.serves);
     return task;
   }
 
@@ -124,9 +195,7 @@ export class WaitLine {
    * if (line.leave(task)) return;
    */
   leave(task: PoolTask): boolean {
-    const queued = this.tasks.indexOf(task);
-    if (queued === -1) return false;
-    this.tasks.splice(queued, 1);
+    if (!this.remove(task)) return false;
     this.options.counters.cancelled.queued += 1;
     task.reject(cancelledError());
     return true;
@@ -138,16 +207,29 @@ export class WaitLine {
    * line.rejectAll(() => shuttingDownError());
    */
   rejectAll(failure: () => ToolError): void {
-    for (const task of this.tasks.splice(0)) task.reject(failure());
+    const tasks = [...this.queues.values()].flat().sort((a, b) => a.id - b.id);
+    this.queues.clear();
+    this.count = 0;
+    for (const task of tasks) task.reject(failure());
   }
 
   private giveUp(task: PoolTask): void {
-    const index = this.tasks.indexOf(task);
-    if (index === -1) return;
-    this.tasks.splice(index, 1);
+    if (!this.remove(task)) return;
     this.options.counters.rejected.queue_wait += 1;
     const waitedMs = Date.now() - task.enqueuedAt;
-    task.reject(busyError('queue_wait', { workers: this.options.workerCount(), queued: this.tasks.length, waitedMs, retryAfterSeconds: this.retryAfterSeconds() }));
+    task.reject(busyError('queue_wait', { workers: this.options.workerCount(), queued: this.count, waitedMs, retryAfterSeconds: this.retryAfterSeconds() }));
+  }
+
+  /** Takes a waiting task out of its caller's queue. @returns false when it was not waiting. */
+  private remove(task: PoolTask): boolean {
+    const key = task.caller ?? ANONYMOUS;
+    const queue = this.queues.get(key);
+    const index = queue?.indexOf(task) ?? -1;
+    if (index === -1) return false;
+    queue!.splice(index, 1);
+    if (queue!.length === 0) this.queues.delete(key);
+    this.count -= 1;
+    return true;
   }
 
   private retryAfterSeconds(): number {
