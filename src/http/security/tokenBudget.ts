@@ -57,7 +57,11 @@ export class ModelTokenBudgets {
     this.spent.set(key, { day, tokens: (entry?.day === day ? entry.tokens : 0) + tokens });
   }
 
-  /** Tokens `key` spent today (UTC), on this instance. */
+  /**
+   * Tokens `key` spent today (UTC), on this instance (0 for a key without a cap: not tracked).
+   * @example
+   * budgets.usedToday('dashboards'); // 1250
+   */
   usedToday(key: string): number {
     const entry = this.spent.get(key);
     return entry?.day === this.today() ? entry.tokens : 0;
