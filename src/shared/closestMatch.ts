@@ -34,6 +34,31 @@ export function closestMatch(input: string, choices: readonly string[]): string 
   return bestScore <= 0.45 ? best : undefined;
 }
 
+/**
+ * The name in `names` that `input` misspells word for word ("Contoso Germny" → "Contoso Germany"),
+ * or undefined. Stricter than closestMatch: every word of each must be close to a word of the
+ * other, so sharing a word is no closeness ("Contoso XX" is not "Contoso DE", and "Contoso" alone
+ * names none of the Contoso companies), and a hint never falls back to the only name there is.
+ * @example
+ * closestName('Contoso Germny', ['Contoso Germany', 'Contoso UK']) // 'Contoso Germany'
+ * closestName('Contoso XX', ['Contoso DE']) // undefined
+ */
+export function closestName(input: string, names: readonly string[]): string | undefined {
+  const words = wordsOf(input);
+  const close = names.filter((name) => {
+    const other = wordsOf(name);
+    return words.every((word) => other.some((candidate) => similarWords(word, candidate))) && other.every((candidate) => words.some((word) => similarWords(word, candidate)));
+  });
+  return close.length ? closestMatch(input, close) : undefined;
+}
+
+const wordsOf = (text: string) => text.toLowerCase().split(/[\s,.]+/).filter(Boolean);
+
+/** The same word, or a misspelling of it: at most ~45% of the characters changed, like closestMatch. */
+function similarWords(a: string, b: string): boolean {
+  return a === b || distance(a, b) / Math.max(a.length, b.length) <= 0.45;
+}
+
 /** Formats the standard hint: "Did you mean 'x'? Valid choices: a, b, c." */
 export function suggestionHint(input: string, choices: readonly string[], limit = 30): string {
   const closest = closestMatch(input, choices);

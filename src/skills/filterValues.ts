@@ -5,7 +5,7 @@
  */
 import type { Source } from '../catalog/catalog.ts';
 import type { Condition } from '../catalog/filters.ts';
-import { closestMatch } from '../shared/closestMatch.ts';
+import { closestMatch, closestName } from '../shared/closestMatch.ts';
 import { distinctValues, valueExists } from '../data/lookups.ts';
 import { ToolError, type ToolContext } from './api.ts';
 
@@ -35,13 +35,13 @@ export async function checkFilterValuesExist(source: Source, conditions: readonl
   }
 }
 
-/** The code whose catalog names (value labels) match `text`, exactly or closely. */
+/** The code whose catalog names (value labels) match `text`, exactly or misspelt word for word. */
 function codeNamed(source: Source, dimension: string, text: string): string | undefined {
   const names = source.dimensions.get(dimension)?.values;
   if (!names?.size || text.length > 200 || /^\d+$/.test(text)) return undefined;
   const byName = new Map([...names].flatMap(([code, labels]) => labels.map((label) => [label.toLowerCase(), code] as const)));
   const exact = byName.get(text.trim().toLowerCase());
   if (exact) return exact;
-  const closest = closestMatch(text, [...byName.keys()]);
+  const closest = closestName(text, [...byName.keys()]);
   return closest === undefined ? undefined : byName.get(closest);
 }

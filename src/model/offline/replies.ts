@@ -40,7 +40,10 @@ export function clarificationReply(question: Understanding, vocabulary: Vocabula
     const phrases = [...vocabulary.byFirstWord.values()].flat().filter((p) => p.meaning.kind !== 'intent' && p.meaning.kind !== 'group').map((p) => p.words.join(' '));
     const words = [...new Set(question.unknown)].slice(0, 6);
     const hints = words.map((word) => {
-      const closest = /\d/.test(word) ? undefined : closestMatch(word.toLowerCase(), phrases);
+      // A word it knows ("Contoso" of "Contoso XX") was not placed for what follows it: naming one
+      // name that holds it would be a guess, and for a scoped key the only one the key can see.
+      const known = vocabulary.words.has(word.toLowerCase());
+      const closest = /\d/.test(word) || known ? undefined : closestMatch(word.toLowerCase(), phrases);
       return `'${word}'${closest ? ` (closest I know: '${closest}')` : ''}`;
     });
     lines.push(`I could not place ${hints.join(', ')} in your question, and I won't guess a figure around ${words.length === 1 ? 'it' : 'them'}.`);

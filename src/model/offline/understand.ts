@@ -137,6 +137,18 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     index += 1;
   }
 
+  // "company 1000 or 2000" where the catalog names every company but not 2000 (absent, or outside
+  // the key's scope): a tool answers a list with the rows of the values that exist, and an answer
+  // "for company 1000, 2000" would name a value it had no row for. Such a code is asked back.
+  for (const [dimension, found] of values) {
+    const named = vocabulary.namedValues.get(dimension);
+    if (!named || found.length < 2 || found.every((code) => named.has(code.toLowerCase()))) continue;
+    unknown.push(...found.filter((code) => !named.has(code.toLowerCase())));
+    const placed = found.filter((code) => named.has(code.toLowerCase()));
+    if (placed.length) values.set(dimension, placed);
+    else values.delete(dimension);
+  }
+
   const filters: Record<string, FilterValue> = {};
   for (const [dimension, found] of values) if (dimension !== 'version') filters[dimension] = found.length === 1 ? found[0]! : found;
   const versions = values.get('version') ?? [];

@@ -40,6 +40,11 @@ export interface Vocabulary {
   valueCodes: Set<string>;
   /** Shapes of the catalog's codes that hold a digit ("PC9999") → the dimensions whose values have it. */
   codeShapes: Map<string, string[]>;
+  /**
+   * Dimensions whose values the catalog names (company, currency, …) → their codes (lower case):
+   * the whole list, so a code outside it names nothing the model can answer for.
+   */
+  namedValues: Map<string, Set<string>>;
 }
 
 const monthWords = ['january', 'february', 'march', 'april', 'june', 'july', 'august', 'september', 'october', 'november', 'december', 'quarter', 'half', 'year', 'period'];
@@ -55,6 +60,7 @@ export function buildVocabulary(catalog: Catalog, forms: readonly QuestionForm[]
   const phrases = new Map<string, Phrase>();
   const valueCodes = new Set<string>();
   const codeShapes = new Map<string, string[]>();
+  const namedValues = new Map<string, Set<string>>();
   const add = (text: string, meaning: Meaning) => {
     const words = phraseWords(text);
     if (words.length === 0) return;
@@ -88,6 +94,7 @@ export function buildVocabulary(catalog: Catalog, forms: readonly QuestionForm[]
         }
       }
       for (const [code, labels] of dimension.values) for (const label of labels) add(label, { kind: 'value', dimension: dimension.name, values: [code] });
+      if (dimension.values.size) namedValues.set(dimension.name, new Set([...(namedValues.get(dimension.name) ?? []), ...[...dimension.values.keys()].map((code) => code.toLowerCase())]));
     }
     for (const measure of source.measures.values()) {
       // "result", "value": everyday words for the default measure give way to a specific one ("translated to EUR").
@@ -112,7 +119,7 @@ export function buildVocabulary(catalog: Catalog, forms: readonly QuestionForm[]
   const words = new Set([...[...phrases.values()].flatMap((p) => p.words), ...fillerWords, ...monthWords]);
   const catalogWords = [...phrases.values()].filter((p) => p.meaning.kind !== 'intent' && p.meaning.kind !== 'group' && p.meaning.kind !== 'relative_period').flatMap((p) => p.words);
   const spellings = new Set([...catalogWords, ...monthWords].filter((word) => !fillerWords.has(word)));
-  return { byFirstWord, words, spellings, defaultYear: defaultYear(catalog), valueCodes, codeShapes };
+  return { byFirstWord, words, spellings, defaultYear: defaultYear(catalog), valueCodes, codeShapes, namedValues };
 }
 
 /** When one phrase means two things, the more specific wins: a source name over a value over a measure… */
