@@ -77,6 +77,8 @@ export class QueryPool implements DataAccess {
   private readonly connections: ConnectionHealth;
   private closed = false;
   private readonly graceMs: number;
+  /** Worker places left empty by killing a key's query, by place: the key (see runningFor). */
+  private readonly killedFor = new Map<number, string>();
 
   private constructor(private readonly options: QueryPoolOptions) {
     this.graceMs = options.cancelGraceMs ?? 250;
@@ -214,9 +216,22 @@ export class QueryPool implements DataAccess {
     }
   }
 
-  /** Queries of `caller` holding a worker, abandoned ones included: they hold it until they end. */
+  /**
+   * Worker places `caller` holds: its queries running, abandoned ones included (they hold their
+   * worker until they end), and places left empty by killing one of its queries until the
+   * replacement has started, so a key that abandons work cannot move on to the worker kept for others.
+   */
   private runningFor(caller: string | undefined): number {
-    return this.workers.slots.filter((worker) => worker?.task && worker.task.caller === caller).length;
+    return this.workers.slots.filter((worker, index) => (worker ? worker.task !== undefined && worker.task.caller === caller : this.killedFor.get(index) === caller)).length;
+  }
+
+  /** Kills the worker running `task`; a place it leaves empty counts as its key's until refilled (runningFor). */
+  private retire(worker: Worker, task: PoolTask | undefined): void {
+    const index = this.workers.slots.indexOf(worker);
+    this.workers.retire(worker);
+    if (index === -1) return;
+    if (task?.caller !== undefined && this.workers.slots[index] === undefined) this.killedFor.set(index, task.caller);
+    else this.killedFor.delete(index);
   }
 
   private replied(worker: Worker, reply: WorkerReply): void {
@@ -241,7 +256,8 @@ export class QueryPool implements DataAccess {
     if (this.closed) return;
     this.options.logger.error({ exit: description }, 'query worker stopped unexpectedly; starting another');
     const task = worker.task;
-    this.workers.retire(worker);
+    // A crash is nobody's doing: the place is not counted against the key whose query ran there.
+    this.retire(worker, undefined);
     if (task && !task.abandoned) task.reject(queryFailure(`the query process stopped unexpectedly (${description})`));
     this.dispatch();
   }
@@ -253,7 +269,7 @@ export class QueryPool implements DataAccess {
       this.options.logger.warn({ query: task.query.kind, timeout_ms: this.options.timeoutMs }, 'query timed out; its worker is killed');
       task.reject(timeoutError(this.options.timeoutMs));
     }
-    this.workers.retire(worker);
+    this.retire(worker, task);
     this.dispatch();
   }
 
@@ -269,7 +285,7 @@ export class QueryPool implements DataAccess {
     const kill = () => {
       if (worker.task !== task) return;
       this.health.counters.cancelled.killed += 1;
-      this.workers.retire(worker);
+      this.retire(worker, task);
       this.dispatch();
     };
     // A query about to end is cheaper to let finish than a new process; a long one is killed for its

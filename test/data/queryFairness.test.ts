@@ -126,6 +126,24 @@ describe('QueryPool fairness between keys', () => {
     expect(pool.workerPids()).toEqual(pids);
   }, 60_000);
 
+  it("counts a place emptied by killing a key's abandoned query as that key's until it is refilled", async () => {
+    const pool = await startPool({ workers: 2, cancelGraceMs: 0 });
+    const finished: string[] = [];
+    const controller = new AbortController();
+    const abandoned = pool.run(query, controller.signal, KEY_A).catch((error: unknown) => error);
+    const waiting = submit(pool, KEY_A, 'a', 2, finished);
+    // Killed at once (no grace period); its place stays empty until a new process has started.
+    controller.abort();
+    expect(outcomeOf(await abandoned)).toBe('timeout');
+    expect(pool.counters().cancelled.killed).toBe(1);
+    // A's waiting queries do not move on to the worker kept for other keys…
+    expect(pool.stats()).toMatchObject({ ready: 1, busy: 0, queued: 2 });
+    // …which B's query gets at once.
+    const other = submit(pool, KEY_B, 'b', 1, finished);
+    expect(pool.stats()).toMatchObject({ busy: 1, queued: 2 });
+    expect((await Promise.all([...waiting, ...other])).map(outcomeOf)).toEqual(['ok', 'ok', 'ok']);
+  }, 60_000);
+
   it("gives each key's queries its identity through the scoped and unscoped data views", async () => {
     const pool = await startPool({ queueMax: 4 });
     // A key's data as a tool sees it: restricted to its rows (a scoped key) and carrying its identity.
