@@ -17,6 +17,8 @@ import { mentionsAny, withoutMentions } from './scopedCatalog.ts';
 export interface ScopedParts {
   catalog: Catalog;
   data: DataAccess;
+  /** Words naming hidden data (scopedCatalog.ts): a dimension's description naming one is rewritten too. */
+  hiddenTerms?: readonly string[];
 }
 
 /** Examples taken from the rows when none of the catalog's examples is among them: a few, as the catalog gives. */
@@ -40,7 +42,7 @@ const narrowed = new WeakMap<object, Promise<object>>();
 export function withPresentValues<V extends ScopedParts>(view: V): Promise<V> {
   let done = narrowed.get(view) as Promise<V> | undefined;
   if (!done) {
-    done = narrowCatalog(view.catalog, view.data).then(({ catalog, complete }) => {
+    done = narrowCatalog(view.catalog, view.data, view.hiddenTerms).then(({ catalog, complete }) => {
       if (!complete) narrowed.delete(view);
       return { ...view, catalog };
     });
@@ -54,7 +56,7 @@ export function withPresentValues<V extends ScopedParts>(view: V): Promise<V> {
  * @example
  * const { catalog: narrowedCatalog, complete } = await narrowCatalog(scoped.catalog, restrictedData);
  */
-export async function narrowCatalog(catalog: Catalog, data: DataAccess): Promise<{ catalog: Catalog; complete: boolean }> {
+export async function narrowCatalog(catalog: Catalog, data: DataAccess, hiddenTerms: readonly string[] = []): Promise<{ catalog: Catalog; complete: boolean }> {
   let complete = true;
   const sources = new Map<string, Source>();
   // One source after the other: each is one scan, and a first call should not fill the query line.
@@ -65,7 +67,7 @@ export async function narrowCatalog(catalog: Catalog, data: DataAccess): Promise
     for (const [name, dimension] of source.dimensions) {
       const held = present?.get(name) ?? new Set<string>();
       const fallback = present && listedCodes(dimension).length > 0 && held.size === 0 ? await examplesFromRows(source, dimension, data) : [];
-      dimensions.set(name, narrowDimension(dimension, held, fallback));
+      dimensions.set(name, narrowDimension(dimension, held, fallback, hiddenTerms));
     }
     sources.set(source.name, { ...source, dimensions });
   }
@@ -106,26 +108,57 @@ async function examplesFromRows(source: Source, dimension: Dimension, data: Data
 
 /**
  * Only the codes in `held`: examples (or `fallback` when none is held), business names, and a
- * description that names an absent code or one of its names is rewritten without it.
+ * description that names an absent code, one of its names or a hidden term is rewritten without it.
  */
-function narrowDimension(dimension: Dimension, held: ReadonlySet<string>, fallback: readonly string[]): Dimension {
+function narrowDimension(dimension: Dimension, held: ReadonlySet<string>, fallback: readonly string[], hiddenTerms: readonly string[]): Dimension {
   const absent = listedCodes(dimension).filter((code) => !held.has(code));
-  if (absent.length === 0) return dimension;
+  if (absent.length === 0 && !mentionsAny(dimension.description, hiddenTerms) && dimension.description.trim()) return dimension;
   const values = new Map([...dimension.values].filter(([code]) => held.has(code)));
   const examples = dimension.examples.filter((code) => held.has(code));
-  return { ...dimension, values, examples: examples.length ? examples : [...fallback], description: describeWithout(dimension, absent, values) };
+  const keptNames = new Set([...values.values()].flat().map((name) => name.toLowerCase()));
+  const names = absent.flatMap((code) => dimension.values.get(code) ?? []).filter((name) => !keptNames.has(name.toLowerCase()));
+  const description = describeWithout(dimension, [...absent, ...names, ...hiddenTerms]);
+  return { ...dimension, values, examples: examples.length ? examples : [...fallback], description };
 }
 
 /**
- * The description without the absent values: "(EUR, USD or GBP)" becomes "(EUR)", and a
- * sentence still naming an absent value (or one of its business names) is left out.
+ * The description without `terms`: an item of a list that starts with one is left out ("(EUR,
+ * USD or GBP)" becomes "(EUR)", "1000 Contoso Deutschland GmbH, 2000 Contoso Inc." keeps the
+ * first), then a sentence still naming one. Nothing left: the dimension's name.
  */
-function describeWithout(dimension: Dimension, absent: readonly string[], held: ReadonlyMap<string, string[]>): string {
-  const keptNames = new Set([...held.values()].flat().map((name) => name.toLowerCase()));
-  const names = absent.flatMap((code) => dimension.values.get(code) ?? []).filter((name) => !keptNames.has(name.toLowerCase()));
-  const terms = [...absent, ...names];
-  if (!mentionsAny(dimension.description, terms)) return dimension.description;
-  const listed = [...held.keys()].join(', ');
-  const inParentheses = dimension.description.replace(/\s*\(([^()]*)\)/g, (whole, inner: string) => (mentionsAny(inner, terms) ? (listed ? ` (${listed})` : '') : whole));
-  return withoutMentions(inParentheses, terms).trim() || dimension.name.replace(/_/g, ' ');
+function describeWithout(dimension: Dimension, terms: readonly string[]): string {
+  const name = dimension.name.replace(/_/g, ' ');
+  // A description whose every sentence named hidden data (scopedCatalog.ts left it empty) says at least what it is.
+  if (!mentionsAny(dimension.description, terms)) return dimension.description.trim() || name;
+  const inParentheses = dimension.description.replace(/\s*\(([^()]*)\)/g, (whole, inner: string) => {
+    const kept = withoutListedItems(inner, terms);
+    return kept === inner ? whole : kept ? ` (${kept})` : '';
+  });
+  return withoutMentions(withoutListedItems(inParentheses, terms), terms).trim() || name;
+}
+
+/** `text` as a list (", " and " or " outside parentheses) without the items that start with one of `terms`. */
+function withoutListedItems(text: string, terms: readonly string[]): string {
+  const items: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index]!;
+    if (char === '(') depth += 1;
+    else if (char === ')') depth = Math.max(0, depth - 1);
+    const separator = depth === 0 ? /^(, |\s+or\s+)/.exec(text.slice(index))?.[0] : undefined;
+    if (separator) {
+      items.push(text.slice(start, index));
+      start = index + separator.length;
+      index = start - 1;
+    }
+  }
+  items.push(text.slice(start));
+  const kept = items.filter((item) => !startsWithAny(item, terms));
+  return kept.length === items.length ? text : kept.join(', ');
+}
+
+function startsWithAny(text: string, terms: readonly string[]): boolean {
+  const head = text.trimStart().toLowerCase();
+  return terms.some((term) => head.startsWith(term.toLowerCase()) && !/[\p{L}\p{N}_]/u.test(head.charAt(term.length)));
 }
