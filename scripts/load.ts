@@ -1,24 +1,25 @@
 /**
- * Load test of POST /chat: `npm run load -- [--connections 20] [--duration 15] [--turns 5] [--url http://127.0.0.1:3000]`.
+ * Load tests: `npm run load -- [--scenario all|chat|fairness] [--connections 20] [--duration 15] [--turns 5] [--url http://127.0.0.1:3000] [--data FILE] [--seconds 6] [--workers 2]`.
  *
- * Without --url it starts the real service as a child process (offline model, a temporary
- * APP_DB, a free port) and stops it with SIGTERM at the end. Each autocannon connection runs
- * its own conversations: a new session, then follow-ups carrying its session_id (--turns
- * questions per conversation), for a bounded time. Meanwhile GET /health is probed every 50 ms:
- * no request may stall the service, so its p99 must stay under 50 ms. Prints requests/s,
- * p50/p99/max latency, non-2xx responses, errors and the /health figures; exits 1 on any error,
- * non-2xx response or a /health p99 of 50 ms or more. Only 127.0.0.1/localhost.
+ * `chat` drives POST /chat. Without --url it starts the real service as a child process (offline
+ * model, a temporary APP_DB, a free port) and stops it with SIGTERM at the end. Each autocannon
+ * connection runs its own conversations: a new session, then follow-ups carrying its session_id
+ * (--turns questions per conversation), for a bounded time. Meanwhile GET /health is probed every
+ * 50 ms: no request may stall the service, so its p99 must stay under 50 ms. Prints requests/s,
+ * p50/p99/max latency, non-2xx responses, errors and the /health figures; fails on any error,
+ * non-2xx response or a /health p99 of 50 ms or more.
+ *
+ * `fairness` (loadFairness.ts) starts a service with two keys on DATA_DB=--data (default: the
+ * sample) and measures one key's trivial query while the other floods or abandons work, --seconds
+ * per phase; it fails when the trivial query's p99 exceeds twice its idle p99.
+ *
+ * `all` (the default) runs both; exits 1 when either fails. Only 127.0.0.1/localhost.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { freePort, percentile, pollHealth } from '../bench/healthProbe.ts';
-
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import { percentile, pollHealth } from '../bench/healthProbe.ts';
+import { runFairness } from './loadFairness.ts';
+import { startService, type LoadService } from './loadService.ts';
 
 const QUESTIONS = [
   'compare amount between fi_reporting and bpc_reporting for company 1000 in December 2024',
@@ -29,15 +30,25 @@ const QUESTIONS = [
 
 const { values } = parseArgs({
   options: {
+    scenario: { type: 'string', default: 'all' },
     connections: { type: 'string', default: '20' },
     duration: { type: 'string', default: '15' },
     turns: { type: 'string', default: '5' },
     url: { type: 'string' },
+    data: { type: 'string' },
+    seconds: { type: 'string', default: '6' },
+    workers: { type: 'string', default: '2' },
   },
 });
 const connections = positiveInteger('connections', values.connections);
 const duration = positiveInteger('duration', values.duration);
 const turns = positiveInteger('turns', values.turns);
+const seconds = positiveInteger('seconds', values.seconds);
+const workers = positiveInteger('workers', values.workers);
+if (!['all', 'chat', 'fairness'].includes(values.scenario!)) {
+  process.stderr.write(`--scenario must be all, chat or fairness, got '${values.scenario}'\n`);
+  process.exit(2);
+}
 
 function positiveInteger(name: string, raw: string | undefined): number {
   const value = Number(raw);
@@ -48,49 +59,21 @@ function positiveInteger(name: string, raw: string | undefined): number {
   return value;
 }
 
-/** Starts the service on a free port with the offline model and a temporary APP_DB; resolves once /health answers. */
-async function startService(): Promise<{ url: string; child: ChildProcess; directory: string }> {
-  const directory = mkdtempSync(path.join(os.tmpdir(), 'analyst-load-'));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: projectRoot,
-    // Request logs off (warn): the figures measure the service, not its logging. No API keys and no
-    // rate limit: every connection comes from 127.0.0.1 and would share one client's budget.
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      MODEL_PROVIDER: 'offline',
-      APP_DB: path.join(directory, 'app.db'),
-      API_KEYS: '',
-      RATE_LIMIT_PER_MINUTE: '0',
-      LOG_FORMAT: 'json',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && !exited) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) return { url, child, directory };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error(exited ? 'the service exited before listening' : 'the service did not start within 30 s');
+async function main(): Promise<void> {
+  let ok = true;
+  if (values.scenario !== 'fairness') ok = (await chatLoad()) && ok;
+  if (values.scenario !== 'chat') ok = (await runFairness({ data: values.data, seconds, workers })) && ok;
+  if (!ok) process.exit(1);
 }
 
-async function main(): Promise<void> {
-  let service: Awaited<ReturnType<typeof startService>> | undefined;
+/** The POST /chat scenario; resolves with whether its targets held. */
+async function chatLoad(): Promise<boolean> {
+  let service: LoadService | undefined;
   let url = values.url;
   if (url === undefined) {
     process.stdout.write('starting the service (offline model, temporary APP_DB)...\n');
-    service = await startService();
+    // No API keys and no rate limit: every connection comes from 127.0.0.1 and would share one client's budget.
+    service = await startService(() => ({ API_KEYS: '', RATE_LIMIT_PER_MINUTE: '0' }));
     url = service.url;
   }
   const target = new URL(url);
@@ -123,13 +106,7 @@ async function main(): Promise<void> {
     result = await autocannon({ url: target.origin, connections, duration, requests: requests as unknown as autocannon.Request[], timeout: 60 });
   } finally {
     latencies = await probe.stop();
-    if (service) {
-      const exited = new Promise<number | null>((resolve) => service!.child.once('exit', (code) => resolve(code)));
-      service.child.kill('SIGTERM');
-      const code = await exited;
-      rmSync(service.directory, { recursive: true, force: true });
-      process.stdout.write(`service stopped with SIGTERM (exit ${code})\n`);
-    }
+    if (service) process.stdout.write(`service stopped with SIGTERM (exit ${await service.stop()})\n`);
   }
   const errors = result.errors + result.timeouts;
   const sorted = latencies.sort((x, y) => x - y);
@@ -157,7 +134,7 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
-  if (errors > 0 || result.non2xx > 0 || health.p99 >= 50) process.exit(1);
+  return errors === 0 && result.non2xx === 0 && health.p99 < 50;
 }
 
 main().catch((error: unknown) => {
