@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { ConfigurationError, ToolError } from '../errors/index.ts';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
 import type { KnowledgeBase, KnowledgePassage } from '../skills/api.ts';
+import { withoutFrontMatter } from './frontMatter.ts';
 import { HEADING_SEPARATOR, splitMarkdown, withoutClosingHashes, type Passage } from './passages.ts';
 import { matchExpression, phraseExpression, searchPhrases, searchTerms } from './query.ts';
 
@@ -120,7 +121,7 @@ export function indexPassages(passages: readonly Passage[], documents: readonly 
     return scores;
   };
 
-  const search = (query: string, options: { limit?: number; skill?: string } = {}): KnowledgePassage[] => {
+  const search: KnowledgeBase['search'] = (query, options = {}) => {
     const terms = searchTerms(typeof query === 'string' ? query : '');
     if (terms.length === 0) {
       throw new ToolError('invalid_value', `The query ${JSON.stringify(shorten(String(query ?? ''), 100))} has no words to search for.`, {
@@ -141,16 +142,22 @@ export function indexPassages(passages: readonly Passage[], documents: readonly 
     const ranked = [...rank(expressions)]
       .map(([id, score]) => ({ id, score, passage: passages[id - 1] }))
       .filter((hit): hit is { id: number; score: number; passage: Passage } => hit.passage !== undefined && (options.skill === undefined || hit.passage.skill === options.skill))
-      .sort((x, y) => y.score - x.score || x.id - y.id)
-      .slice(0, limit);
-    const results = ranked.map(({ passage, score }): KnowledgePassage => ({
-      citation: `${passage.file} § ${passage.heading}`,
-      skill: passage.skill,
-      file: passage.file,
-      heading: passage.heading,
-      text: shorten(passage.body, MAX_RESULT_CHARS),
-      score: Math.round(score * 1000) / 1000,
-    }));
+      .sort((x, y) => y.score - x.score || x.id - y.id);
+    const results: KnowledgePassage[] = [];
+    for (const { passage, score } of ranked) {
+      const result: KnowledgePassage = {
+        citation: `${passage.file} § ${passage.heading}`,
+        skill: passage.skill,
+        file: passage.file,
+        heading: passage.heading,
+        text: shorten(passage.body, MAX_RESULT_CHARS),
+        score: Math.round(score * 1000) / 1000,
+      };
+      // Judged on the whole passage, not the shortened text: a hidden word past the cut still hides it.
+      if (options.shown && !options.shown({ ...result, text: passage.body }, passage.concerns ?? {})) continue;
+      results.push(result);
+      if (results.length === limit) break;
+    }
     return results;
   };
 
@@ -188,7 +195,7 @@ export function knowledgeFiles(skill: KnowledgeSkill): { absolute: string; cited
  */
 export function firstHeading(markdown: string): string | undefined {
   // Linear forms (see passages.ts): `(\S.*)` and withoutClosingHashes instead of lazy matching.
-  const match = /^ {0,3}#{1,3}[ \t]+(\S.*)$/m.exec(markdown);
+  const match = /^ {0,3}#{1,3}[ \t]+(\S.*)$/m.exec(withoutFrontMatter(markdown));
   return match?.[1] ? withoutClosingHashes(match[1]).replace(/`/g, '').trim() || undefined : undefined;
 }
 

@@ -2,8 +2,12 @@
  * Splits a knowledge file (Markdown) into passages: one per section under a `#`, `##` or
  * `###` heading, each keeping its heading path ("Currency translation › Average vs closing
  * rate"). Sections longer than the passage limit are cut between paragraphs (then lines,
- * sentences, words), so every passage stays a readable, citable unit.
+ * sentences, words), so every passage stays a readable, citable unit. Each passage carries what
+ * its file's front matter declares it concerns (frontMatter.ts), never the front matter's text.
  */
+import { ConfigurationError } from '../errors/index.ts';
+import type { KnowledgeConcerns } from '../skills/api.ts';
+import { mergeConcerns, readFrontMatter } from './frontMatter.ts';
 
 /** One searchable unit of a knowledge file. */
 export interface Passage {
@@ -13,6 +17,8 @@ export interface Passage {
   /** Heading path joined with " › "; the file's title for text before the first heading. */
   heading: string;
   body: string;
+  /** The catalog sources and values it is about: the file's declaration and its sections'. */
+  concerns?: KnowledgeConcerns;
 }
 
 /** Passages longer than this many characters are split. */
@@ -26,9 +32,11 @@ const headingPattern = /^ {0,3}(#{1,3})[ \t]+(\S.*)$/;
 const fencePattern = /^ {0,3}(`{3,}|~{3,})/;
 
 /**
- * Passages of one Markdown document, in document order. A YAML frontmatter block is skipped;
- * headings inside fenced code blocks and headings deeper than `###` count as text.
+ * Passages of one Markdown document, in document order. A YAML front matter block is read for
+ * what the passages concern and left out of their text; headings inside fenced code blocks and
+ * headings deeper than `###` count as text.
  * @param title heading of text before the first heading (default: the file name without `.md`)
+ * @throws ConfigurationError when the front matter is malformed or declares a section the file does not have.
  */
 export function splitMarkdown(
   markdown: string,
@@ -36,10 +44,13 @@ export function splitMarkdown(
 ): Passage[] {
   const maxChars = where.maxChars ?? MAX_PASSAGE_CHARS;
   const title = where.title ?? defaultTitle(where.file);
-  const lines = stripFrontmatter(markdown.replace(/\r\n?/g, '\n')).split('\n');
+  const { frontMatter, body: content } = readFrontMatter(markdown.replace(/\r\n?/g, '\n'), where.file);
+  const lines = content.split('\n');
   const passages: Passage[] = [];
   const path: (string | undefined)[] = [];
+  const headingsSeen = new Set<string>();
   let heading = title;
+  let concerns = frontMatter.concerns;
   let body: string[] = [];
   let fence: string | undefined;
 
@@ -47,7 +58,7 @@ export function splitMarkdown(
     const text = body.join('\n').trim();
     body = [];
     if (!text) return;
-    for (const chunk of splitLong(text, maxChars)) passages.push({ skill: where.skill, file: where.file, heading, body: chunk });
+    for (const chunk of splitLong(text, maxChars)) passages.push({ skill: where.skill, file: where.file, heading, body: chunk, concerns });
   };
 
   for (const line of lines) {
@@ -69,9 +80,15 @@ export function splitMarkdown(
     const level = (match[1] ?? '#').length;
     path.length = level - 1;
     path[level - 1] = text;
-    heading = path.filter((part): part is string => Boolean(part)).join(HEADING_SEPARATOR);
+    const parts = path.filter((part): part is string => Boolean(part));
+    heading = parts.join(HEADING_SEPARATOR);
+    headingsSeen.add(text);
+    // A section's declaration holds for the sections under it too.
+    concerns = mergeConcerns(frontMatter.concerns, ...parts.map((part) => frontMatter.sections[part] ?? {}));
   }
   flush();
+  const unknown = Object.keys(frontMatter.sections).filter((section) => !headingsSeen.has(section));
+  if (unknown.length) throw new ConfigurationError(`Knowledge file ${where.file}: the front matter declares sections it does not have: ${unknown.join(', ')} (name a section by its heading text)`);
   return passages;
 }
 
@@ -79,11 +96,6 @@ export function splitMarkdown(
 function defaultTitle(file: string): string {
   const name = file.split('/').pop() ?? file;
   return name.replace(/\.md$/i, '').replace(/[-_]+/g, ' ').trim() || name;
-}
-
-function stripFrontmatter(text: string): string {
-  const match = /^---\n[\s\S]*?\n---[ \t]*(\n|$)/.exec(text);
-  return match ? text.slice(match[0].length) : text;
 }
 
 /**

@@ -8,13 +8,19 @@
 import type { Catalog, Dimension, Source } from '../catalog/catalog.ts';
 import type { RowRestriction } from '../data/restrictedData.ts';
 import type { DataScope } from './dataScope.ts';
+import { hiddenDataOf, mentionsAny, withoutMentions, type HiddenData } from './hiddenWords.ts';
+
+// Text filtering lives with the rule for hidden words; re-exported for the catalog's other readers.
+export { mentionsAny, withoutMentions } from './hiddenWords.ts';
 
 export interface ScopedCatalog {
   catalog: Catalog;
   /** One per visible source's table: the scoped dimensions' values, as filters on their columns. */
   restrictions: RowRestriction[];
-  /** Words that reveal hidden data (hidden values, their business names, hidden source names): text naming one is not shown. */
+  /** Words that reveal hidden data (hidden.terms): text naming one is not shown. */
   hiddenTerms: string[];
+  /** What is hidden from the scope and every word naming it (hiddenWords.ts). */
+  hidden: HiddenData;
 }
 
 /**
@@ -25,7 +31,8 @@ export interface ScopedCatalog {
 export function scopeCatalog(catalog: Catalog, scope: DataScope): ScopedCatalog {
   const allowed = new Map(Object.entries(scope.values).map(([dimension, values]) => [dimension, new Set(values)]));
   const visible = [...catalog.sources.values()].filter((source) => isVisible(source, scope, allowed));
-  const hiddenTerms = hiddenTermsOf(catalog, allowed, visible);
+  const hidden = hiddenDataOf(catalog, allowed, visible);
+  const hiddenTerms = hidden.terms;
   const sources = new Map(visible.map((source) => [source.name, scopeSource(source, allowed, hiddenTerms)]));
   const restrictions = new Map<string, RowRestriction>();
   for (const source of visible) {
@@ -37,7 +44,7 @@ export function scopeCatalog(catalog: Catalog, scope: DataScope): ScopedCatalog 
     const key = `${source.connection}\0${source.table}`;
     if (!restrictions.has(key)) restrictions.set(key, { connection: source.connection, table: source.table, where });
   }
-  return { catalog: { ...catalog, sources }, restrictions: [...restrictions.values()], hiddenTerms };
+  return { catalog: { ...catalog, sources }, restrictions: [...restrictions.values()], hiddenTerms, hidden };
 }
 
 /** Listed in the scope (or no list), and every scoped dimension either stored (then filtered) or implied with an allowed value. */
@@ -70,65 +77,4 @@ function scopeDimension(dimension: Dimension, allowed: Set<string>): Dimension {
   const head = dimension.description.split(':')[0]!.trim() || dimension.name;
   const description = mentionsAny(dimension.description, hidden) ? `${head}: ${listed.join(', ')}` : dimension.description;
   return { ...dimension, values, examples: examples.length ? examples : [...allowed].sort(), description };
-}
-
-function hiddenTermsOf(catalog: Catalog, allowed: Map<string, Set<string>>, visible: readonly Source[]): string[] {
-  const terms = new Set<string>();
-  for (const source of catalog.sources.values()) {
-    if (!visible.includes(source)) terms.add(source.name);
-    for (const [name, values] of allowed) {
-      const dimension = source.dimensions.get(name);
-      if (!dimension) continue;
-      for (const code of [...dimension.values.keys(), ...dimension.examples]) {
-        if (values.has(code)) continue;
-        terms.add(code);
-        for (const label of dimension.values.get(code) ?? []) terms.add(label);
-      }
-    }
-  }
-  // A label shared with an allowed value (e.g. a group name) names visible data too: keep it.
-  for (const source of visible) {
-    for (const [name, values] of allowed) {
-      for (const code of values) for (const label of source.dimensions.get(name)?.values.get(code) ?? []) terms.delete(label);
-    }
-  }
-  return [...terms];
-}
-
-/**
- * `text` without the sentences that name one of `terms` (whole words, any case), line by line
- * so Markdown keeps its headings, lists and paragraphs.
- * @example
- * withoutMentions('# Loads\nEUR for 1000. USD for 2000.', ['2000']) // '# Loads\nEUR for 1000.'
- */
-export function withoutMentions(text: string, terms: readonly string[]): string {
-  if (!mentionsAny(text, terms)) return text;
-  return text
-    .split('\n')
-    .map((line) =>
-      line
-        .split(/(?<=[.;!?])[ \t]+/)
-        .filter((sentence) => !mentionsAny(sentence, terms))
-        .join(' '),
-    )
-    .join('\n');
-}
-
-/** One pattern per list of terms: a scope's hidden terms are checked against many texts. */
-const patterns = new WeakMap<readonly string[], RegExp>();
-
-/**
- * Whether `text` names any of `terms` as a whole word (so '1000' is not found in '10000'), any case.
- * @example
- * mentionsAny('EUR for 1000.', ['2000', '1000']) // true
- */
-export function mentionsAny(text: string, terms: readonly string[]): boolean {
-  if (terms.length === 0) return false;
-  let pattern = patterns.get(terms);
-  if (!pattern) {
-    const alternatives = terms.map((term) => term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
-    pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${alternatives})(?![\\p{L}\\p{N}_])`, 'iu');
-    patterns.set(terms, pattern);
-  }
-  return pattern.test(text);
 }

@@ -1,16 +1,17 @@
 /**
  * What a tool sees for a scoped key: the scoped catalog, the data restricted to the scope's rows
- * (enforced in the data layer, restrictedData.ts) and the knowledge without passages that name
- * hidden data. Built once per scope and reused: a scope is a handful of filters, but building the
- * catalog view on every tool call would be waste.
+ * (enforced in the data layer, restrictedData.ts) and the knowledge without passages that concern
+ * or name hidden data (one rule for every text a scoped key reads: hiddenWords.ts). Built once
+ * per scope and reused: a scope is a handful of filters, but building the catalog view on every
+ * tool call would be waste.
  */
 import type { Catalog } from '../catalog/catalog.ts';
 import type { DataAccess } from '../data/dataAccess.ts';
 import { restrictRows } from '../data/restrictedData.ts';
-import { DEFAULT_SEARCH_LIMIT } from '../knowledge/knowledgeBase.ts';
 import type { KnowledgeBase } from '../skills/api.ts';
 import { describeScope, type DataScope } from './dataScope.ts';
-import { mentionsAny, scopeCatalog } from './scopedCatalog.ts';
+import { showsPassage, type HiddenData } from './hiddenWords.ts';
+import { scopeCatalog } from './scopedCatalog.ts';
 
 export interface ScopedView {
   catalog: Catalog;
@@ -18,10 +19,9 @@ export interface ScopedView {
   knowledge: KnowledgeBase | undefined;
   /** Words that reveal hidden data; any text shown to a scoped key (knowledge files) must not hold them. */
   hiddenTerms: string[];
+  /** What is hidden (sources, values) and the words naming it: the rule for every text the key reads. */
+  hidden: HiddenData;
 }
-
-/** Searched more widely than asked, so leaving out hidden passages still fills the page. */
-const SEARCH_WIDTH = 50;
 
 /**
  * Views by scope, for one catalog and data; the knowledge may change (skill reloads), so it is
@@ -51,8 +51,9 @@ export class ScopedViews {
       view = {
         catalog: scoped.catalog,
         data: restrictRows(this.data, scoped.restrictions),
-        knowledge: knowledge && scopedKnowledge(knowledge, scoped.hiddenTerms),
+        knowledge: knowledge && scopedKnowledge(knowledge, scoped.hidden),
         hiddenTerms: scoped.hiddenTerms,
+        hidden: scoped.hidden,
       };
       this.views.set(key, view);
     }
@@ -60,15 +61,12 @@ export class ScopedViews {
   }
 }
 
-/** Knowledge search without the passages that name hidden data (values, their names, hidden sources). */
-function scopedKnowledge(knowledge: KnowledgeBase, hiddenTerms: readonly string[]): KnowledgeBase {
-  if (hiddenTerms.length === 0) return knowledge;
+/** Knowledge search without the passages that concern or name hidden data (sources, values, their words). */
+function scopedKnowledge(knowledge: KnowledgeBase, hidden: HiddenData): KnowledgeBase {
+  if (hidden.terms.length === 0 && hidden.sources.length === 0 && Object.keys(hidden.allowed).length === 0) return knowledge;
   return {
     search: (query, options = {}) =>
-      knowledge
-        .search(query, { ...options, limit: SEARCH_WIDTH })
-        .filter((passage) => !mentionsAny(`${passage.heading}\n${passage.text}`, hiddenTerms))
-        .slice(0, options.limit ?? DEFAULT_SEARCH_LIMIT),
+      knowledge.search(query, { ...options, shown: (passage, concerns) => showsPassage(hidden, `${passage.heading}\n${passage.text}`, concerns) && (options.shown?.(passage, concerns) ?? true) }),
     skills: () => knowledge.skills(),
   };
 }

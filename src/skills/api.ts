@@ -38,6 +38,11 @@ export interface ToolContext {
   /** Search over the knowledge files skills ship (knowledge/NAME.md in a skill folder); set by the service. */
   knowledge?: KnowledgeBase;
   /**
+   * Words naming data outside the caller's scope (src/scopes/hiddenWords.ts); a tool returning
+   * prose (instructions, descriptions) leaves out the sentences naming one. Unset: nothing is hidden.
+   */
+  hiddenTerms?: readonly string[];
+  /**
    * The conversation's durable state (the session store's artifacts), for values a follow-up
    * turn needs, such as a comparison behind a comparison_id. For /chat turns, the session's
    * state (shared by every instance); for POST /tools and MCP calls, the calling key's state in
@@ -66,10 +71,23 @@ export interface KnowledgePassage {
   score: number;
 }
 
+/**
+ * What a knowledge passage is about, in catalog names: its file's front matter `concerns` and
+ * its section's (src/knowledge/frontMatter.ts). A scoped key sees it only when all are visible.
+ */
+export interface KnowledgeConcerns {
+  sources?: string[];
+  /** Dimension → values, e.g. `{ company: ['1000'] }`. */
+  values?: Record<string, string[]>;
+}
+
 /** Ranked full-text search over the skills' knowledge passages. */
 export interface KnowledgeBase {
-  /** @throws ToolError invalid_value for a query without searchable words, unknown_value for a skill without knowledge. */
-  search(query: string, options?: { limit?: number; skill?: string }): KnowledgePassage[];
+  /**
+   * `shown` leaves passages out before the `limit` best are taken (a scope's hidden data).
+   * @throws ToolError invalid_value for a query without searchable words, unknown_value for a skill without knowledge.
+   */
+  search(query: string, options?: { limit?: number; skill?: string; shown?: (passage: KnowledgePassage, concerns: KnowledgeConcerns) => boolean }): KnowledgePassage[];
   /** Names of the skills that ship knowledge files, sorted. */
   skills(): string[];
 }
