@@ -28,7 +28,7 @@ const output = z.object({ query: z.string(), results: z.array(passage), note: z.
 
 export const searchKnowledge = defineTool({
   name: 'search_knowledge',
-  description: 'Passages of the domain rules (sources, eliminations, currency translation, periods, data quality) most relevant to a question. Use it to explain causes and meanings; it holds no figures.',
+  description: 'Passages of the domain rules (sources, eliminations, currencies, periods, data quality) most relevant to a question. Use it to explain causes and meanings; it holds no figures.',
   input,
   output,
   handler: (args, context) => {

@@ -15,6 +15,7 @@ import type { Logger } from '../logging/logger.ts';
 import type { ChatModelWithTools } from '../model/chatModel.ts';
 import { describeScope, type Caller, type DataScope } from '../scopes/dataScope.ts';
 import { withPresentValues } from '../scopes/presentValues.ts';
+import type { HiddenData } from '../scopes/hiddenWords.ts';
 import { ScopedViews } from '../scopes/scopedView.ts';
 import type { SessionSummary } from '../sessions/sessionRecords.ts';
 import type { SessionStore } from '../sessions/sessionStore.ts';
@@ -159,7 +160,9 @@ export class ConversationService {
   async toolContext(logger: Logger, signal?: AbortSignal, caller?: Caller): Promise<ToolContext> {
     const { catalog, data, knowledge } = caller?.scope ? await this.scopedView(caller.scope) : this.deps;
     // Each query carries the key's identity: the worker pool shares its workers fairly between keys.
-    return { catalog, data: caller ? forCaller(data, caller.identity) : data, knowledge, logger, ...(signal ? { signal } : {}) };
+    // Tools that return prose (load_skill) leave out what names data outside the scope.
+    const hiddenTerms = caller?.scope ? this.hiddenTerms(caller) : undefined;
+    return { catalog, data: caller ? forCaller(data, caller.identity) : data, knowledge, logger, ...(signal ? { signal } : {}), ...(hiddenTerms ? { hiddenTerms } : {}) };
   }
 
   /**
@@ -168,6 +171,11 @@ export class ConversationService {
    */
   hiddenTerms(caller?: Caller): string[] {
     return caller?.scope ? this.views.viewFor(caller.scope, this.deps.knowledge).hiddenTerms : [];
+  }
+
+  /** What a caller must not read about (sources, values and their words, src/scopes/hiddenWords.ts); undefined for an unscoped caller. */
+  hiddenData(caller?: Caller): HiddenData | undefined {
+    return caller?.scope ? this.views.viewFor(caller.scope, this.deps.knowledge).hidden : undefined;
   }
 
   /** The model a caller's questions go to: one that knows only its scope's catalog, when the model knows catalogs. */

@@ -67,7 +67,7 @@ export function createMcpServer(dependencies: McpDependencies, conversations: Co
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: dependencies.registry.list().map(toolListing) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: dependencies.registry.list().map((listed) => toolListing(listed, hiddenTerms())) }));
 
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
     callTool(dependencies, conversations, request.params.name, request.params.arguments ?? {}, { ...connection, signal: extra.signal }),
@@ -75,15 +75,16 @@ export function createMcpServer(dependencies: McpDependencies, conversations: Co
 
   // A scoped key is never shown text naming data outside its scope (the conversation service knows which words do).
   const hiddenTerms = () => conversations.hiddenTerms(connection.caller);
+  const hidden = () => conversations.hiddenData(connection.caller);
 
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
-    resources: knowledgeResources(dependencies.registry.skills, hiddenTerms()).map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
+    resources: knowledgeResources(dependencies.registry.skills, hidden()).map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
   }));
   // Every file is listed, so there are no templates; answered because clients ask.
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
 
   server.setRequestHandler(ReadResourceRequestSchema, (request) => {
-    const found = readKnowledgeResource(dependencies.registry.skills, request.params.uri, hiddenTerms());
+    const found = readKnowledgeResource(dependencies.registry.skills, request.params.uri, hidden());
     if (!found) throw new McpError(ErrorCode.InvalidParams, `No knowledge resource '${request.params.uri.slice(0, 200)}'; list the resources for the URIs offered.`);
     return { contents: [{ uri: found.resource.uri, mimeType: found.resource.mimeType, text: found.text }] };
   });
@@ -152,10 +153,11 @@ async function callTool(
 }
 
 /** A tool as `tools/list` shows it: description, and the JSON Schemas GET /skills publishes. */
-function toolListing({ tool, inputSchema, outputSchema }: ReturnType<SkillRegistry['list']>[number]): Tool {
+/** A tool as MCP lists it; for a scoped key without the sentences naming data outside its scope. */
+function toolListing({ tool, inputSchema, outputSchema }: ReturnType<SkillRegistry['list']>[number], hiddenTerms: readonly string[]): Tool {
   return {
     name: tool.name,
-    description: tool.description,
+    description: withoutMentions(tool.description, hiddenTerms),
     // Tools take a JSON object (as POST /tools does); MCP requires the schema to say so.
     inputSchema: { ...inputSchema, type: 'object' },
     // MCP output schemas describe objects; a tool whose result is anything else offers none.

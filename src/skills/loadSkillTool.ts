@@ -3,8 +3,10 @@
  * a skill's tools the model calls `load_skill({name})` and gets the skill's instructions (the
  * SKILL.md body) and its tools' descriptions, and the agent binds the skill's tools from the next
  * call on (src/agent/toolBinding.ts). So neither the prompt nor the tool definitions grow with every skill.
+ * For a scoped key, sentences naming data outside its scope are left out (ToolContext.hiddenTerms).
  */
 import { z } from 'zod';
+import { withoutMentions } from '../scopes/hiddenWords.ts';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
 import { nameArgument } from '../shared/inputLimits.ts';
 import { defineTool, ToolError, type ToolDefinition } from './api.ts';
@@ -40,15 +42,17 @@ export function loadSkillTool(source: SkillSource): ToolDefinition {
       instructions: z.string(),
       tools: z.array(z.object({ name: z.string(), description: z.string() })),
     }),
-    handler: ({ name }): LoadedSkill => {
+    handler: ({ name }, context): LoadedSkill => {
       const skill = source.skills.find((candidate) => candidate.name === name);
       if (!skill) throw unknownSkill(name, source);
+      // A scoped key reads no sentence naming data outside its scope, as in MCP prompts and knowledge.
+      const shown = (text: string) => withoutMentions(text, context.hiddenTerms ?? []);
       return {
         skill: skill.name,
         version: skill.version,
-        description: skill.description,
-        instructions: skill.instructions,
-        tools: skill.tools.map((tool) => ({ name: tool.name, description: tool.description })),
+        description: shown(skill.description),
+        instructions: shown(skill.instructions),
+        tools: skill.tools.map((tool) => ({ name: tool.name, description: shown(tool.description) })),
       };
     },
     summarize: (result) => `${LOAD_SKILL_TOOL_NAME} ${result.skill}: instructions loaded (${result.tools.map((tool) => tool.name).join(', ')}).`,

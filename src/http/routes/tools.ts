@@ -8,6 +8,7 @@ import type { ConversationService } from '../../conversations/conversationServic
 import { abortOnDisconnect } from '../abortOnDisconnect.ts';
 import type { AppServices } from '../app.ts';
 import { sendProblem, type ProblemKind } from '../problem.ts';
+import { withoutMentions } from '../../scopes/hiddenWords.ts';
 import { callerOf } from '../security/access.ts';
 
 /** Tool errors that mean "not now" rather than "not like this": 503 problems with Retry-After. */
@@ -18,17 +19,20 @@ export function toolRoutes(services: AppServices, conversations: ConversationSer
 
   router.get('/skills', (_request, response) => {
     const { registry } = services;
+    // A scoped key reads no sentence naming data outside its scope (src/scopes/hiddenWords.ts).
+    const hiddenTerms = conversations.hiddenTerms(callerOf(response));
+    const shown = (text: string) => withoutMentions(text, hiddenTerms);
     // Enabled skills with their tools, then disabled ones (no tools), each group in load order.
     response.json({
       skills: [...registry.skills, ...registry.disabledSkills].map((skill) => ({
         name: skill.name,
-        description: skill.description,
+        description: shown(skill.description),
         version: skill.version,
         tags: skill.tags ?? [],
         enabled: skill.enabled !== false,
         tools: skill.tools.map((tool) => ({
           name: tool.name,
-          description: tool.description,
+          description: shown(tool.description),
           input_schema: registry.get(tool.name)!.inputSchema,
           output_schema: registry.get(tool.name)!.outputSchema,
         })),
