@@ -2,7 +2,9 @@
  * Timeouts and cancellation are real on DuckDB and PostgreSQL too: a cancelled question stops
  * its statement where it runs (DuckDB's interrupt, PostgreSQL's server-side cancel) and keeps the
  * worker process; a query past QUERY_TIMEOUT_MS answers `timeout` and leaves nothing running on
- * the server.
+ * the server. The statements would run for many minutes if nothing stopped them (views that
+ * sleep per row on PostgreSQL, 10^11 rows on DuckDB), so each outcome is asserted
+ * by what happened, with waits that only catch a hang.
  */
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -10,6 +12,7 @@ import { withPostgres } from '../support/postgresClient.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ConnectionSpec } from '../../src/data/connections.ts';
 import type { MergeQuery } from '../../src/data/query.ts';
+import { valueExists } from '../../src/data/lookups.ts';
 import { QueryPool } from '../../src/data/queryPool.ts';
 import { ToolError } from '../../src/errors/index.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
@@ -17,10 +20,9 @@ import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { collectMerged } from '../support/testReducers.ts';
 import { until } from '../support/until.ts';
 
-const ROWS = 2_000_000;
 const database = `cancel_${Math.random().toString(36).slice(2, 8)}`;
 
-/** A merge of two big tables over every key: seconds of work on either engine. */
+/** A merge of two endless views over every key: minutes of work on either engine. */
 const longMerge = (connection: string): MergeQuery => ({
   kind: 'merge',
   keyNames: ['key'],
@@ -41,12 +43,17 @@ describe('cancelling and timing out on DuckDB and PostgreSQL', () => {
     await withPostgres(adminUrl, (client) => client.query(`CREATE DATABASE ${database}`));
     postgresUrl = adminUrl.replace(/\/[^/?]+(\?|$)/, `/${database}$1`);
     await withPostgres(postgresUrl, async (client) => {
-      for (const table of ['big_a', 'big_b']) await client.query(`CREATE TABLE ${table} AS SELECT lpad(i::text, 12, '0') AS key, (i % 1000)::float8 AS amount FROM generate_series(1, ${ROWS}) AS i`);
+      // 10 ms per row, 100,000 rows: 17 minutes per view (a volatile function runs in the leader only).
+      await client.query(`CREATE FUNCTION slow_amount(i bigint) RETURNS float8 LANGUAGE plpgsql VOLATILE AS $$ BEGIN PERFORM pg_sleep(0.01); RETURN i % 1000; END $$`);
+      for (const table of ['big_a', 'big_b']) await client.query(`CREATE VIEW ${table} AS SELECT lpad(i::text, 12, '0') AS key, slow_amount(i) AS amount FROM generate_series(1, 100000) AS i`);
+      await client.query(`CREATE TABLE small AS SELECT 'K1' AS key`);
     });
     const duckdbFile = path.join(temporaryDirectory(), 'big.duckdb');
     const instance = await DuckDBInstance.create(duckdbFile);
     const connection = await instance.connect();
-    for (const table of ['big_a', 'big_b']) await connection.run(`CREATE TABLE ${table} AS SELECT lpad(i::VARCHAR, 12, '0') AS key, (i % 1000)::DOUBLE AS amount FROM range(${ROWS * 5}) t(i)`);
+    // 10^11 rows per view, over 100,000 keys (little memory, minutes of scanning).
+    for (const table of ['big_a', 'big_b']) await connection.run(`CREATE VIEW ${table} AS SELECT lpad((i % 100000)::VARCHAR, 12, '0') AS key, (i % 1000)::DOUBLE AS amount FROM range(100000000000) t(i)`);
+    await connection.run(`CREATE TABLE small AS SELECT 'K1' AS key`);
     connection.closeSync();
     instance.closeSync();
     specs = [
@@ -58,24 +65,32 @@ describe('cancelling and timing out on DuckDB and PostgreSQL', () => {
   afterAll(() => withPostgres(inject('postgresAdminUrl'), (client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)));
 
   it.each(['warehouse', 'lake'])('stops a cancelled statement on %s where it runs and keeps the worker', async (connection) => {
-    const pool = await QueryPool.start({ databasePath: path.resolve('data/sample.db'), connections: specs, workers: 1, timeoutMs: 60_000, cancelGraceMs: 30_000, logger: silentLogger() });
+    const pool = await QueryPool.start({ databasePath: path.resolve('data/sample.db'), connections: specs, workers: 1, timeoutMs: 600_000, cancelGraceMs: 600_000, logger: silentLogger() });
     try {
       const [pid] = pool.workerPids();
+      // The worker has the connection open first (a cancel that arrives while DuckDB is still
+      // opening it is lost: the statement would then run its course).
+      expect(await valueExists(pool, { connection, table: 'small' }, 'key', 'K1')).toBe(true);
       const controller = new AbortController();
       const cancelled = pool.run(longMerge(connection), controller.signal).catch((error: unknown) => error);
-      setTimeout(() => controller.abort(), 400);
+      // Cancelled while it runs, not while it waits for the worker.
+      await until(() => pool.stats().busy === 1, 25_000, 'the query to reach the worker');
+      if (connection === 'warehouse') await until(async () => (await running()) >= 1, 25_000, 'the statement to run on the server');
+      else await new Promise((resolve) => setTimeout(resolve, 400));
+      controller.abort();
+      expect(pool.counters().cancelled.queued).toBe(0);
       expect(ToolError.isInstance(await cancelled) && ((await cancelled) as ToolError).code).toBe('timeout');
-      // The engine stopped the statement: the worker answered within the grace (30 s, long so a
-      // loaded machine cannot hide a kill) and was not killed for it.
-      await until(() => pool.stats().busy === 0, 20_000, 'the cancelled query to end');
+      // The engine stopped the statement (it would have run for minutes): the worker answered
+      // within the grace period and was not killed for it.
+      await until(() => pool.stats().busy === 0, 25_000, 'the cancelled query to end');
       expect(pool.workerPids()[0]).toBe(pid);
       expect(pool.counters().cancelled.killed).toBe(0);
-      // The server stopped it too (its parallel workers end a moment after the leader).
-      if (connection === 'warehouse') await until(async () => (await running()) === 0, 2_000, 'the statement to stop on the server');
+      // The server stopped it too: nothing of it is left running there.
+      if (connection === 'warehouse') await until(async () => (await running()) === 0, 25_000, 'the statement to stop on the server');
     } finally {
       await pool.close();
     }
-  }, 30_000);
+  }, 90_000);
 
   it('answers timeout on PostgreSQL and leaves no statement running on the server', async () => {
     const pool = await QueryPool.start({ databasePath: path.resolve('data/sample.db'), connections: specs, workers: 1, timeoutMs: 500, logger: silentLogger() });
@@ -83,9 +98,9 @@ describe('cancelling and timing out on DuckDB and PostgreSQL', () => {
       const error = await pool.run(longMerge('warehouse')).catch((e: unknown) => e);
       expect(ToolError.isInstance(error) && error.code).toBe('timeout');
       // statement_timeout (the pool's timeout) stops it on the server even though the worker was killed.
-      await until(async () => (await running()) === 0, 5_000, 'the statement to stop on the server');
+      await until(async () => (await running()) === 0, 25_000, 'the statement to stop on the server');
     } finally {
       await pool.close();
     }
-  }, 30_000);
+  }, 90_000);
 });

@@ -1,33 +1,16 @@
 /**
  * No input can stall the event loop: every parser and pattern the service runs on text a caller
- * controls answers adversarial input (long runs of blanks, repeated keywords, 64 KB strings)
- * within a few milliseconds, on the main thread; every string argument of every tool has a
- * length cap in its published JSON Schema, and an argument over it is refused at once with an
- * error that names the limit.
+ * controls answers adversarial input (long runs of blanks, repeated keywords, 64 KB strings),
+ * even ten times larger than a request can carry, within the test's timeout (a backtracking
+ * pattern or a quadratic scan would take minutes at that size); every string argument of every
+ * tool has a length cap in its published JSON Schema, and an argument over it is refused with an
+ * error that names the limit. How many milliseconds each takes is `npm run bench:latency`'s figure.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveFilters } from '../../src/catalog/filters.ts';
-import { describePeriod, monthNumber, parsePeriod, parsePeriodSpan } from '../../src/catalog/periods.ts';
-import { wantsEventStream } from '../../src/http/eventStream.ts';
-import { moduleSpecifiers } from '../../src/http/routes/web.ts';
-import { bearerToken } from '../../src/http/security/apiKeys.ts';
-import { hostName } from '../../src/http/security/requestGuards.ts';
-import { buildKnowledgeBase, shorten } from '../../src/knowledge/knowledgeBase.ts';
-import { splitMarkdown, withoutClosingHashes } from '../../src/knowledge/passages.ts';
-import { searchPhrases, searchTerms } from '../../src/knowledge/query.ts';
-import { toModelProviderError } from '../../src/model/providerErrors.ts';
-import { decodeCursor } from '../../src/sessions/sessionPaging.ts';
-import { titleOf } from '../../src/sessions/sessionRecords.ts';
-import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
-import { cut, oneLine } from '../../src/shared/messageText.ts';
-import { redactUrls, safeUrl } from '../../src/shared/redact.ts';
-import { oversizedArgument } from '../../src/skills/argumentGuard.ts';
-import { describeValue } from '../../src/skills/answerText.ts';
+import { buildKnowledgeBase } from '../../src/knowledge/knowledgeBase.ts';
 import { sampleToolbox } from '../support/sampleContext.ts';
-import { adversarialStrings, atLimit } from './adversarialCorpus.ts';
-
-/** Generous for a shared 2-core machine, yet a thousand times below the 20 s the period parser took. */
-const BOUND_MS = 50;
+import { adversarialCorpus, adversarialStrings, atLimit, LONG } from './adversarialCorpus.ts';
+import { adversarialParsers, answer, corpusInputs } from './adversarialParsers.ts';
 
 type Toolbox = Awaited<ReturnType<typeof sampleToolbox>>;
 let toolbox: Toolbox;
@@ -36,70 +19,22 @@ beforeAll(async () => {
 });
 afterAll(() => toolbox?.close());
 
-/** Runs `run` on every corpus string (and the at-limit ones); returns the slowest with its time. */
-function slowest(run: (input: string) => unknown): { name: string; ms: number } {
-  const inputs: [string, string][] = [...Object.entries(adversarialStrings), ...atLimit(200).map((text, index): [string, string] => [`at limit ${index}`, text])];
-  let worst = { name: '', ms: 0 };
-  for (const [name, input] of inputs) {
-    const started = performance.now();
-    try {
-      run(input);
-    } catch {
-      // Refusing is fine; taking long is not.
-    }
-    const ms = performance.now() - started;
-    if (ms > worst.ms) worst = { name, ms };
-  }
-  return worst;
-}
+describe('parsers and patterns answer adversarial text ten times larger than a request', () => {
+  // Built once: 24 inputs of about 650 KB.
+  const huge = corpusInputs(adversarialCorpus(LONG * 10));
+  const parsers = adversarialParsers(() => toolbox.context.catalog.sources.get('fi_reporting')!);
 
-describe('parsers and patterns answer adversarial text within milliseconds', () => {
-  const source = () => toolbox.context.catalog.sources.get('fi_reporting')!;
-  const parsers: [string, (input: string) => unknown][] = [
-    ['parsePeriod', parsePeriod],
-    ['parsePeriodSpan', parsePeriodSpan],
-    ['monthNumber', monthNumber],
-    ['describePeriod', describePeriod],
-    ['resolveFilters (period value, no schema in front)', (input) => resolveFilters(source(), { period: input })],
-    ['resolveFilters (period range bounds)', (input) => resolveFilters(source(), { period: { from: input, to: input } })],
-    ['searchTerms', searchTerms],
-    ['searchPhrases', searchPhrases],
-    ['splitMarkdown', (input) => splitMarkdown(`# Title\n${input}\n## ${input}\n`, { skill: 's', file: 'f.md' })],
-    ['withoutClosingHashes', withoutClosingHashes],
-    ['shorten', (input) => shorten(input, 700)],
-    ['moduleSpecifiers', moduleSpecifiers],
-    ['closestMatch', (input) => closestMatch(input, ['fi_reporting', 'bpc_reporting', 'consolidation_mart'])],
-    ['suggestionHint', (input) => suggestionHint(input, ['fi_reporting', 'bpc_reporting'])],
-    ['redactUrls', redactUrls],
-    ['safeUrl', safeUrl],
-    ['hostName', hostName],
-    ['bearerToken', bearerToken],
-    ['decodeCursor', decodeCursor],
-    ['titleOf', titleOf],
-    ['oneLine', oneLine],
-    ['cut', (input) => cut(input, 200)],
-    ['describeValue', (input) => describeValue('period', input)],
-    ['oversizedArgument', (input) => oversizedArgument({ filters: { [input]: input } })],
-    ['toModelProviderError', (input) => toModelProviderError(new Error(input))],
-    ['wantsEventStream', (input) => wantsEventStream(undefined, input)],
-  ];
-
-  it.each(parsers)('%s', (_name, parser) => {
-    const worst = slowest(parser);
-    expect(worst.ms, `slowest input: ${worst.name}`).toBeLessThan(BOUND_MS);
+  it.each(parsers)('%s', (_name, run) => {
+    const outcomes = huge.map(([input, text]) => `${input}: ${answer(run, text)}`);
+    // Answered, or refused with a tool error; never a runaway (a stack overflow, a string too long).
+    expect(outcomes.filter((outcome) => !/: (answered|ToolError)$/.test(outcome))).toEqual([]);
   });
 
   it('searches the knowledge base with a query at its length limit', () => {
     const knowledge = buildKnowledgeBase(toolbox.registry.skills);
-    for (const query of [...atLimit(500), 'year-to-date '.repeat(38)]) {
-      const started = performance.now();
-      try {
-        knowledge.search(query);
-      } catch {
-        // a query without searchable words is refused
-      }
-      expect(performance.now() - started, query.slice(0, 20)).toBeLessThan(BOUND_MS);
-    }
+    const outcomes = [...atLimit(500), 'year-to-date '.repeat(38)].map((query) => answer((text) => knowledge.search(text), query));
+    // 'year-to-date …' has searchable words: it is answered; the others may be refused.
+    expect(outcomes.at(-1)).toBe('answered');
   });
 });
 
@@ -168,8 +103,7 @@ describe('every string argument of every tool is bounded', () => {
     expect(toolbox.registry.list().length).toBeGreaterThanOrEqual(9);
   });
 
-  it('refuses each adversarial string in each slot within milliseconds, naming the limit', async () => {
-    const slow: string[] = [];
+  it('refuses each adversarial string in each slot, naming the limit', async () => {
     const vague: string[] = [];
     let calls = 0;
     for (const { tool, inputSchema } of toolbox.registry.list()) {
@@ -179,23 +113,19 @@ describe('every string argument of every tool is bounded', () => {
         if (slot.schema.enum !== undefined) continue;
         for (const [name, text] of Object.entries(adversarialStrings)) {
           const args = withValue(base, slot.path, text);
-          const started = performance.now();
           const outcome = await toolbox.registry.execute(tool.name, args, toolbox.context);
-          const ms = performance.now() - started;
           calls += 1;
           const where = `${tool.name} ${slot.path.join('.')} ← ${name}`;
-          if (ms > BOUND_MS) slow.push(`${where}: ${ms.toFixed(0)} ms`);
           const error = outcome.ok ? undefined : outcome.error;
           if (error?.code !== 'invalid_arguments' || !/<=\s?\d+|at most \d+/.test(error.message)) vague.push(`${where}: ${JSON.stringify(error ?? 'ok').slice(0, 200)}`);
         }
       }
     }
     expect(calls).toBeGreaterThan(300);
-    expect(slow).toEqual([]);
     expect(vague).toEqual([]);
   });
 
-  it('answers period filters at the length limit (they reach the parser) within milliseconds', async () => {
+  it('answers period filters at the length limit (they reach the parser) with invalid_value', async () => {
     for (const value of atLimit(200)) {
       for (const [tool, args] of [
         ['query_source', { source: 'fi_reporting', filters: { period: value } }],
@@ -203,10 +133,8 @@ describe('every string argument of every tool is bounded', () => {
         ['compare_sources', { ...baseArguments.compare_sources, filters: { period: value } }],
         ['find_outlier_periods', { source: 'fi_reporting', filters: { period: [value] } }],
       ] as const) {
-        const started = performance.now();
         const outcome = await toolbox.registry.execute(tool, args, toolbox.context);
-        expect(performance.now() - started, `${tool} ${value.slice(0, 12)}…`).toBeLessThan(BOUND_MS);
-        expect(outcome).toMatchObject({ ok: false, error: { code: 'invalid_value' } });
+        expect(outcome, `${tool} ${value.slice(0, 12)}…`).toMatchObject({ ok: false, error: { code: 'invalid_value' } });
       }
     }
   });

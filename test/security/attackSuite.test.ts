@@ -1,8 +1,9 @@
 /**
  * The attack suite: the findings of "No request can stall the service", replayed against the
  * real service (a child process on 127.0.0.1) while GET /health is probed throughout, with the
- * data file checksummed before and after. Each attack must be answered at once and correctly;
- * /health must stay fast (p99 under 50 ms) and the data must not change.
+ * data file checksummed before and after. Each attack must be answered correctly (a stall
+ * outlasts the test's timeout); /health must answer every probe throughout and the data must
+ * not change. The latencies (/health p99, the slowest refusal) are `npm run bench:latency`'s.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -11,14 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerProcess } from '../main/support/serverProcess.ts';
 import { sampleDatabasePath } from '../support/sampleContext.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
-import { adversarialStrings, LONG, percentile } from './adversarialCorpus.ts';
+import { adversarialStrings, LONG } from './adversarialCorpus.ts';
 import { send, sendWithoutLength } from './support/rawHttp.ts';
 
 const KEY = 'attack-suite-key-0123456789';
 const SECRET_IN_QUERY = 'sk-never-log-this-0123456789';
 const MAX_TURNS = 3;
-/** An attack must be answered this fast (the period filter took 22.9 s before). */
-const ANSWER_MS = 1_000;
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,18 +25,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let server: ServerProcess;
 let dataHash: string;
 let keyedSession: string;
-const probe = { latencies: [] as number[], failures: 0, stopped: false, done: Promise.resolve() };
+/** What GET /health answered during the attacks: each status (or 'failed': no answer). */
+const probe = { answers: [] as (number | 'failed')[], stopped: false, done: Promise.resolve() };
 
-/** GET /health every 10 ms (at most 3,000 times) until stopped; the first answers warm the connection up. */
+/** GET /health every 10 ms (at most 3,000 times) until stopped. */
 async function startProbe(url: string): Promise<void> {
-  for (let warmUp = 0; warmUp < 5; warmUp += 1) await (await fetch(`${url}/health`)).arrayBuffer();
   probe.done = (async () => {
-    while (!probe.stopped && probe.latencies.length < 3_000) {
-      const started = performance.now();
+    while (!probe.stopped && probe.answers.length < 3_000) {
       const response = await fetch(`${url}/health`).catch(() => undefined);
       await response?.arrayBuffer();
-      if (!response) probe.failures += 1;
-      else probe.latencies.push(performance.now() - started);
+      probe.answers.push(response ? response.status : 'failed');
       await sleep(10);
     }
   })();
@@ -84,13 +81,12 @@ describe('input that used to stall the event loop', () => {
 
   it.each(attacks)('%s with a 65 KB period filter is refused at once, naming the limit (422)', async (tool, args) => {
     const response = await post(`/tools/${tool}`, JSON.stringify(args));
-    expect(response.ms).toBeLessThan(ANSWER_MS);
     expect(response.status).toBe(422);
     expect(response.json.error).toMatchObject({ code: 'invalid_arguments', message: expect.stringMatching(/at most|<=\s?200/) });
     expect(JSON.stringify(args).length).toBeGreaterThan(LONG);
   });
 
-  it('answers the whole corpus in every filter and name slot, four at a time, at once', async () => {
+  it('answers the whole corpus in every filter and name slot, four at a time, with 422', async () => {
     // Each string cut so its JSON (escapes included) fits one 64 KB body.
     const fit = (text: string): string => (JSON.stringify(text).length <= 64_000 ? text : fit(text.slice(0, Math.floor(text.length * 0.9))));
     const bodies = Object.values(adversarialStrings).map(fit).flatMap((text) => [
@@ -105,17 +101,12 @@ describe('input that used to stall the event loop', () => {
       ['search_knowledge', { query: text }],
       ['load_skill', { name: text }],
     ] as [string, unknown][]);
-    const slowest = { ms: 0, what: '' };
     for (let start = 0; start < bodies.length; start += 4) {
       const batch = bodies.slice(start, start + 4);
       const answers = await Promise.all(batch.map(([tool, args]) => post(`/tools/${tool}`, JSON.stringify(args))));
-      answers.forEach((answer, index) => {
-        expect(answer.status, answer.body.slice(0, 200)).toBe(422);
-        if (answer.ms > slowest.ms) Object.assign(slowest, { ms: answer.ms, what: batch[index]![0] });
-      });
+      answers.forEach((answer, index) => expect(answer.status, `${batch[index]![0]}: ${answer.body.slice(0, 200)}`).toBe(422));
     }
     expect(bodies.length).toBeGreaterThan(150);
-    expect(slowest.ms, slowest.what).toBeLessThan(ANSWER_MS);
   });
 
   it('refuses a __proto__ filter key as an unknown dimension instead of dropping it (422)', async () => {
@@ -209,15 +200,11 @@ describe('sessions and smaller holes', () => {
 });
 
 describe('throughout the attacks', () => {
-  it('kept GET /health fast (p99 under 50 ms) and the data file unchanged', async () => {
-    await sleep(300);
+  it('kept GET /health answering 200 to every probe and the data file unchanged', async () => {
     probe.stopped = true;
     await probe.done;
-    const p99 = percentile(probe.latencies, 99);
-    console.info(`/health during the attack suite: ${probe.latencies.length} requests, p50 ${percentile(probe.latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...probe.latencies).toFixed(1)} ms`);
-    expect(probe.failures).toBe(0);
-    expect(probe.latencies.length).toBeGreaterThan(50);
-    expect(p99).toBeLessThan(50);
+    expect(probe.answers.length).toBeGreaterThan(10);
+    expect(probe.answers.filter((answer) => answer !== 200)).toEqual([]);
     expect(sha256(sampleDatabasePath)).toBe(dataHash);
   });
 });
