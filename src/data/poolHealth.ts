@@ -57,9 +57,9 @@ export class PoolHealth {
     private readonly logger: Logger,
   ) {}
 
-  /** The watch found no file at DATA_DB. */
-  fileMissing(): void {
-    this.setDown({ reason: `the data database ${this.databaseName} (DATA_DB) is missing`, retryAt: Date.now() + this.checkIntervalMs, missing: true });
+  /** The watch found no usable file at DATA_DB: none, or (`problem`) one overwritten or truncated in place. */
+  fileMissing(problem = 'is missing'): void {
+    this.setDown({ reason: `the data database ${this.databaseName} (DATA_DB) ${problem}`, retryAt: Date.now() + this.checkIntervalMs, missing: true });
   }
 
   /** The file is there again; `usableNow` when it is the very file the workers still have open. */

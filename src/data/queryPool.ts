@@ -299,7 +299,9 @@ export class QueryPool implements DataAccess {
   private fileChecked(state: FileState): void {
     if (this.closed) return;
     if (!state.present) {
-      this.health.fileMissing();
+      this.health.fileMissing(state.problem);
+      // Overwritten or truncated in place: the workers have that very file open; fresh ones open it once it is whole.
+      if (state.problem) for (const task of this.workers.retireAll()) if (!task.abandoned) task.reject(this.unavailable());
       this.dispatch();
       return;
     }

@@ -15,9 +15,10 @@
 import { existsSync } from 'node:fs';
 import { ToolError } from '../errors/index.ts';
 import { fileIdentitySync } from '../shared/fileIdentity.ts';
-import { sqliteCode } from '../shared/sqliteErrors.ts';
+import { isDamaged, sqliteCode } from '../shared/sqliteErrors.ts';
 import { Connections, DEFAULT_CONNECTION, openEngine, type ConnectionSpec } from './connections.ts';
 import { runQuery } from './execute.ts';
+import { dataUnavailableError } from './poolErrors.ts';
 import { WORKER_START_FAILED, type WorkerMessage, type WorkerReply, type WorkerStartup } from './workerProtocol.ts';
 
 const defaultFile = process.argv[2] ?? '';
@@ -74,5 +75,11 @@ function replyFor(id: number, error: unknown): WorkerReply {
     return { id, ok: false, toolError: { code: error.code, message: error.message, hint: error.hint, details: error.details }, message: error.message };
   }
   const code = sqliteCode(error);
-  return { id, ok: false, message: error instanceof Error ? error.message : String(error), ...(code ? { sqliteCode: code } : {}) };
+  const message = error instanceof Error ? error.message : String(error);
+  if (isDamaged(code)) {
+    // The file, not the query: overwritten or truncated in place ("file is not a database"); the pool checks it at once.
+    const unavailable = dataUnavailableError(`its file is damaged or no longer a database (${message})`, 1);
+    return { id, ok: false, toolError: { code: unavailable.code, message: unavailable.message, hint: unavailable.hint, details: unavailable.details }, message, sqliteCode: code };
+  }
+  return { id, ok: false, message, ...(code ? { sqliteCode: code } : {}) };
 }

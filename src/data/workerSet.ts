@@ -87,6 +87,20 @@ export class WorkerSet<Task> {
     return this.slots[index];
   }
 
+  /**
+   * Kills every process, the one starting too (the data file was damaged in place: none may read
+   * it again), leaving the places empty until `fill` or `resume`. @returns the tasks they were running.
+   */
+  retireAll(): Task[] {
+    const workers = this.all();
+    const tasks = workers.flatMap((worker) => (worker.task ? [worker.task] : []));
+    for (const worker of workers) worker.kill();
+    this.slots.fill(undefined);
+    this.spare = undefined;
+    this.starting = undefined;
+    return tasks;
+  }
+
   /** Kills a worker; the spare (if ready) takes its place at once, and a replacement is scheduled. */
   retire(worker: WorkerProcess<Task>): void {
     worker.kill();

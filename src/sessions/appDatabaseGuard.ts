@@ -4,9 +4,8 @@
  * lost at the next restart; and a damaged file fails each request with a bare 500. The guard
  * checks before every write that APP_DB still names the file that was opened (device and inode,
  * one `stat`), turns SQLite's corruption and I/O errors into StorageUnavailableError (503), and
- * keeps a status for GET /health, refreshed in the background (asynchronous stat and header read).
+ * keeps a status for GET /health, refreshed in the background (watchFile: asynchronous stat and header read).
  */
-import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { StorageUnavailableError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
@@ -19,8 +18,6 @@ export interface StorageHealth {
   status: Exclude<HealthStatus, 'degraded'>;
   reason?: string;
 }
-
-const SQLITE_HEADER = 'SQLite format 3\0';
 
 /**
  * Watches one application database file.
@@ -36,8 +33,6 @@ export class AppDatabaseGuard {
   /** The last check's finding about the path (deleted, replaced), cleared when it names the file again. */
   private displaced: string | undefined;
   private watch: FileWatch | undefined;
-  /** A header read is under way (a slow disk must not pile them up). */
-  private readingHeader = false;
 
   constructor(
     private readonly file: string,
@@ -81,7 +76,8 @@ export class AppDatabaseGuard {
   /** Refreshes the status every `intervalMs` in the background. */
   startMonitor(intervalMs: number): void {
     if (intervalMs <= 0 || this.watch) return;
-    this.watch = watchFile(this.file, intervalMs, (state) => this.inspect(state));
+    // Only the header: the service's own checkpoints make the size lag the header for a moment.
+    this.watch = watchFile(this.file, intervalMs, (state) => this.inspect(state), { checkSize: false });
   }
 
   stop(): void {
@@ -104,29 +100,13 @@ export class AppDatabaseGuard {
     }
   }
 
-  /** Background check: the path still names the opened file, and it still starts with SQLite's header. */
+  /** Background check: the path still names the opened file, and it is still a whole SQLite file (watchFile reads its header). */
   private inspect(state: FileState): void {
-    this.note(state.present ? state.identity : undefined);
-    if (!state.present || this.displaced || this.damaged || this.readingHeader) return;
-    this.readingHeader = true;
-    // A read that fails (the file vanished between open and read) is the next check's business, not a crash.
-    void this.checkHeader()
-      .catch(() => undefined)
-      .finally(() => (this.readingHeader = false));
-  }
-
-  private async checkHeader(): Promise<void> {
-    const handle = await open(this.file, 'r').catch(() => undefined);
-    if (!handle) return;
-    try {
-      // A file shorter than the header (one being created) reads short and is left alone.
-      const { buffer, bytesRead } = await handle.read(Buffer.alloc(SQLITE_HEADER.length), 0, SQLITE_HEADER.length, 0);
-      if (bytesRead === SQLITE_HEADER.length && buffer.toString('latin1') !== SQLITE_HEADER) {
-        this.markDamaged(`the application database ${this.name} (APP_DB) was overwritten: it is no longer a SQLite file. ${RECOVERY}`);
-      }
-    } finally {
-      await handle.close();
+    if (!state.present && state.problem) {
+      this.markDamaged(`the application database ${this.name} (APP_DB) ${state.problem}. ${RECOVERY}`);
+      return;
     }
+    this.note(state.present ? state.identity : undefined);
   }
 
   private note(found: FileIdentity | undefined): void {
