@@ -184,6 +184,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
   const dataUrl = env.DATA_URL === undefined ? `sqlite:${resolve(env.DATA_DB)}` : withAbsoluteFile(env.DATA_URL);
   const dataFile = /^(sqlite|duckdb):./i.test(dataUrl) ? dataUrl.replace(/^(sqlite|duckdb):/i, '') : undefined;
   const appDatabaseUrl = POSTGRES_URL.test(env.APP_DB) ? env.APP_DB : undefined;
+  checkConnectionUrl('DATA_URL', POSTGRES_URL.test(dataUrl) ? dataUrl : undefined);
+  checkConnectionUrl('APP_DB', appDatabaseUrl);
   if (dataFile !== undefined && appDatabaseUrl === undefined && resolve(env.APP_DB) === dataFile) {
     throw new ConfigurationError('Invalid configuration:\n  APP_DB: must not be the data database (DATA_DB), which is opened read-only');
   }
@@ -233,4 +235,39 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
 function withAbsoluteFile(url: string): string {
   const match = /^(sqlite|duckdb):(.+)$/i.exec(url);
   return match ? `${match[1]!.toLowerCase()}:${path.resolve(match[2]!)}` : url;
+}
+
+/**
+ * Stops startup on a postgres:// URL the driver would refuse on every connection: one that does
+ * not parse, or whose user name, password or database holds a malformed percent-escape (the
+ * driver's "URI malformed", which would otherwise fail each query of a service that started
+ * "healthy"). The message names the variable and the part, never the password.
+ * @throws ConfigurationError
+ * @example
+ * checkConnectionUrl('APP_DB', 'postgres://u:p%zz@db/app'); // throws: "APP_DB: the password has a malformed percent-escape …"
+ */
+function checkConnectionUrl(variable: string, url: string | undefined): void {
+  if (url === undefined) return;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // Not shown at all: where the password ends in a URL that does not parse is anyone's guess.
+    throw new ConfigurationError(`Invalid configuration:\n  ${variable}: is not a valid URL; write it as postgres://user:password@host:5432/database (percent-encode special characters in the password)`);
+  }
+  const fail = (problem: string) => {
+    throw new ConfigurationError(`Invalid configuration:\n  ${variable}: ${problem} (got '${safeUrl(url)}')`);
+  };
+  const parts = [
+    ['user name', parsed.username],
+    ['password', parsed.password],
+    ['database name', parsed.pathname.slice(1)],
+  ] as const;
+  for (const [part, value] of parts) {
+    try {
+      decodeURIComponent(value);
+    } catch {
+      fail(`the ${part} has a malformed percent-escape: each '%' must start an escape of two hexadecimal digits that form UTF-8, such as %40 for '@'; write a '%' itself as %25`);
+    }
+  }
 }

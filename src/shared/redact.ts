@@ -71,6 +71,15 @@ export function redactConnectionUrl(text: string, url: string): string {
   } catch {
     // not a URL with an authority: nothing more to hide
   }
-  if (password) for (const form of new Set([password, decodeURIComponent(password)])) safe = safe.split(form).join('***');
+  if (password) for (const form of new Set([password, decodedOrSelf(password)])) safe = safe.split(form).join('***');
   return safe;
+}
+
+/** A percent-encoded part decoded, or as it is when its escapes are malformed (redacting must never throw). */
+function decodedOrSelf(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
