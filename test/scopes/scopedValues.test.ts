@@ -131,6 +131,8 @@ describe('the offline model for a scoped key', () => {
     const open = await chat(OPEN_KEY, 'Total amount in fi_reporting for company 1000 or company 2000 in December 2024');
     expect(open).toMatch(/443,100\.00 EUR/);
     expect(open).toMatch(/USD/);
+    // And a company that exists nowhere is asked back for the open key too.
+    expect(await chat(OPEN_KEY, 'Total amount in fi_reporting for company 1000 or company 9999 in December 2024')).toMatch(/could not place '9999'/);
   });
 
   it('hints a company only from a real closeness, never because it is the only one the key sees', async () => {
