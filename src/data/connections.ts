@@ -6,7 +6,7 @@
  * only `describeConnection` output is ever shown.
  */
 import { ToolError } from '../errors/index.ts';
-import { redactConnectionUrl, safeUrl } from '../shared/redact.ts';
+import { redactConnectionUrl, safeUrl, withoutFolders } from '../shared/redact.ts';
 import type { Engine, EngineKind } from './engines/engine.ts';
 
 /** The connection of sources that name none (DATA_URL, or DATA_DB as a SQLite file). */
@@ -167,7 +167,8 @@ export class Connections {
 }
 
 function unavailable(spec: ConnectionSpec, reason: string): ToolError {
-  return new ToolError('source_unavailable', `The sources on connection '${spec.name}' (${describeConnection(spec)}) are unavailable: ${reason.replace(/\.$/, '')}.`, {
+  // Public (tool results, problems): file names only, as GET /health shows them.
+  return new ToolError('source_unavailable', withoutFolders(`The sources on connection '${spec.name}' (${describeConnection(spec)}) are unavailable: ${reason.replace(/\.$/, '')}.`), {
     hint: `Nothing was run. Sources on other connections still answer; this one is tried again in ${RETRY_AFTER_MS / 1000} s. GET /health shows its state.`,
     details: { connection: spec.name, retry_after_seconds: RETRY_AFTER_MS / 1000 },
   });

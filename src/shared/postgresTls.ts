@@ -7,9 +7,12 @@
  * as `verify-full` unless the URL also says `uselibpqcompat=true`, so `sslmode=require` refused
  * any server with a private-CA certificate; `withLibpqTls` adds that flag. node-postgres' `prefer`
  * never falls back to plain text: `connectLibpq` does. A refused certificate reads as a TLS
- * problem, not as OpenSSL's bare "unable to verify the first certificate".
+ * problem, not as OpenSSL's bare "unable to verify the first certificate", and a TLS file that
+ * cannot be read by its file name, never its path.
  */
+import path from 'node:path';
 import pg from 'pg';
+import { withoutFolders } from './redact.ts';
 
 /** The libpq modes pg-connection-string maps with libpq's meaning once `uselibpqcompat=true` is set. */
 const LIBPQ_MODES = new Set(['disable', 'prefer', 'require', 'verify-ca', 'verify-full']);
@@ -100,8 +103,13 @@ function withParameters(url: string, parameters: string): string {
  * // "TLS failed: the server's certificate was not accepted (unable to verify the first certificate); sslrootcert must name the CA that signed it"
  */
 export function connectionFailureMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = withoutFolders(error instanceof Error ? error.message : String(error));
   const code = (error as { code?: unknown } | undefined)?.code;
+  // A TLS file of the URL that cannot be read: its name only, never where it sits (the message may reach GET /health).
+  const file = (error as { syscall?: unknown; path?: unknown } | undefined)?.path;
+  if (typeof file === 'string' && typeof (error as { syscall?: unknown }).syscall === 'string') {
+    return `TLS failed: cannot read ${path.basename(file)}, named by sslrootcert, sslcert or sslkey in the URL (${String(code ?? message)})`;
+  }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `TLS failed: the server's certificate is not for the host name in the URL (${message}); sslmode=verify-full checks it`;
   if (typeof code === 'string' && CERTIFICATE_CODE.test(code)) return `TLS failed: the server's certificate was not accepted (${message}); sslrootcert must name the CA that signed it`;
   if (message === NO_TLS) return 'TLS failed: the server does not accept TLS connections; sslmode=disable connects without TLS';

@@ -1,6 +1,7 @@
 /**
  * Secrets out of what the service shows: model endpoint URLs without user name, password,
- * query string or fragment (where tokens ride along), in logs, error messages and problems.
+ * query string or fragment (where tokens ride along), in logs, error messages and problems;
+ * and file paths cut to their file names in public messages (GET /health, problems).
  */
 
 /** Characters a URL in free text runs over (it ends at a blank, a quote or an angle bracket). */
@@ -82,4 +83,19 @@ function decodedOrSelf(part: string): string {
   } catch {
     return part;
   }
+}
+
+/** An absolute POSIX path with at least one folder (not the `//host/…` of a URL), or a Windows one. */
+const ABSOLUTE_PATH = /(?<![\w./~-])\/(?!\/)(?:[^\s/'"`<>()\[\]{},;]+\/)+([^\s/'"`<>()\[\]{},;]+)|\b[A-Za-z]:\\(?:[^\s\\'"`<>]+\\)+([^\s\\'"`<>]+)/g;
+
+/**
+ * Text with every absolute file path in it cut to the file's name, for messages anyone may read
+ * (a driver's "ENOENT: no such file or directory, open '/etc/ssl/private/ca.pem'"); logs keep paths.
+ * @example
+ * withoutFolders("open '/srv/analyst/tls/ca.pem' failed"); // "open 'ca.pem' failed"
+ * withoutFolders('postgres://db:5432/finance'); // unchanged
+ */
+export function withoutFolders(text: string): string {
+  if (!text.includes('/') && !text.includes('\\')) return text;
+  return text.replace(ABSOLUTE_PATH, (_path, posix: string | undefined, windows: string | undefined) => posix ?? windows ?? '');
 }

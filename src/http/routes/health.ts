@@ -1,20 +1,20 @@
 /**
  * GET /health (liveness, readiness and what is running: model, data, skills, and the state of
  * each dependency) and GET /openapi.yaml. Public even with API_KEYS, so it shows no secret: the
- * model URL loses its credentials and query string. Cheap: every state it reports is kept
+ * model URL loses its credentials and query string, and reasons name files, never their folders. Cheap: every state it reports is kept
  * up to date in the background (file checks, worker events); the request does no I/O.
  */
 import path from 'node:path';
 import { Router } from 'express';
 import type { ModelDescription } from '../../model/createChatModel.ts';
-import { healthComponents, overallStatus } from '../../shared/health.ts';
-import { safeUrl } from '../../shared/redact.ts';
+import { healthComponents, overallStatus, type HealthComponents } from '../../shared/health.ts';
+import { safeUrl, withoutFolders } from '../../shared/redact.ts';
 import type { AppServices } from '../app.ts';
 
 export function healthRoutes(services: AppServices): Router {
   const router = Router();
   router.get('/health', (_request, response) => {
-    const components = healthComponents({ pool: services.queries, storage: () => services.sessions.storageHealth() });
+    const components = publicComponents(healthComponents({ pool: services.queries, storage: () => services.sessions.storageHealth() }));
     const status = overallStatus(components);
     // 'down' answers 503, so a load balancer or readiness probe takes the instance out of rotation.
     response.status(status === 'down' ? 503 : 200).json({
@@ -24,7 +24,7 @@ export function healthRoutes(services: AppServices): Router {
       model: publicModelDescription(services.modelDescription),
       data: {
         database: services.dataDatabasePath ? path.basename(services.dataDatabasePath) : 'postgres',
-        connections: services.queries.connectionStates().map(({ name, engine, target, status, reason }) => ({ name, engine, target: publicTarget(target), status, ...(reason ? { reason } : {}) })),
+        connections: services.queries.connectionStates().map(({ name, engine, target, status, reason }) => ({ name, engine, target: publicTarget(target), status, ...(reason ? { reason: withoutFolders(reason) } : {}) })),
         sources: services.catalog.sources.size,
         queries: services.queries.stats(),
       },
@@ -42,6 +42,12 @@ export function healthRoutes(services: AppServices): Router {
 function publicTarget(target: string): string {
   const file = /^(sqlite|duckdb):(\/.+)$/.exec(target);
   return file ? `${file[1]}:${path.basename(file[2]!)}` : target;
+}
+
+/** The components with file names, never folders, in their reasons (a driver's error may quote a path). */
+function publicComponents(components: HealthComponents): HealthComponents {
+  const entries = Object.entries(components).map(([name, health]) => [name, health.reason ? { ...health, reason: withoutFolders(health.reason) } : health]);
+  return Object.fromEntries(entries) as HealthComponents;
 }
 
 /** The model description without secrets: the base URL as {@link safeUrl} shows it. */
