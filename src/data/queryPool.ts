@@ -7,8 +7,8 @@
  * - the wait line (waitLine.ts) is bounded (`queueMax`) and so is the wait (`queueWaitMs`): past
  *   either, the query is refused with a `busy` tool error that says when to retry;
  * - it is fair between API keys (the `caller` of run): a free worker goes to the key running the
- *   fewest queries, and one key may hold only its share of the line and of the workers, so
- *   another key's query is served while one key floods or abandons work;
+ *   fewest queries, one key may hold only its share of the line and, while another key is
+ *   active, of the workers, so that key's query is served while one key floods or abandons work;
  * - a cancelled query that still waits leaves the line and touches no worker; a running one gets
  *   `cancelGraceMs` to finish (about what a new process costs) before its process is killed;
  * - a warm spare process takes a killed worker's place at once, and replacements are started one
@@ -54,8 +54,10 @@ export interface QueryPoolOptions {
   queueWaitMs?: number;
   /** Queries one API key may have waiting (default: half of queueMax, at least 1); more are `busy`. */
   queuePerKey?: number;
-  /** Queries one API key may have running (default: all workers but one, at least 1), so another key always finds a worker. */
+  /** Queries one API key may have running while another key is active (default: all workers but one, at least 1), so the other finds a worker. */
   workersPerKey?: number;
+  /** How long after its last query a key counts as active (default 60 s); a key alone uses every worker. */
+  keyActiveMs?: number;
   /** How long a cancelled running query may take to finish before its process is killed (default 250 ms). */
   cancelGraceMs?: number;
   /** Keep one started process in reserve for a killed worker's place (default true). */
@@ -92,6 +94,7 @@ export class QueryPool implements DataAccess {
       workerCount: () => this.workers.slots.length,
       ...(options.queuePerKey === undefined ? {} : { perKeyQueued: options.queuePerKey }),
       ...(options.workersPerKey === undefined ? {} : { perKeyRunning: options.workersPerKey }),
+      ...(options.keyActiveMs === undefined ? {} : { activeWindowMs: options.keyActiveMs }),
     });
     const connections = options.connections ?? [{ name: DEFAULT_CONNECTION, url: `sqlite:${options.databasePath}` }];
     this.workers = new WorkerSet<PoolTask>({

@@ -9,8 +9,9 @@
  * queue per caller. A free worker goes to the waiting caller that runs the fewest queries (ties:
  * the one served least recently), so a key that floods or abandons work cannot keep another
  * key's query waiting behind all of its own. A key may have at most `perKeyQueued` queries
- * waiting and `perKeyRunning` running; past its share it gets `busy` (reason `key_share`) while
- * other keys are still served. Queries without a caller (no API keys, tests, scripts) are one
+ * waiting, past which it gets `busy` (reason `key_share`) while other keys are still served, and
+ * `perKeyRunning` running while another key has been active within `activeWindowMs` (a key
+ * alone uses every worker). Queries without a caller (no API keys, tests, scripts) are one
  * caller without those caps: alone, the line is first come, first served, as it always was.
  */
 import type { ToolError } from '../errors/index.ts';
@@ -45,8 +46,10 @@ export interface WaitLineOptions {
   workerCount: () => number;
   /** Queries one identified caller may have waiting (default: half of `max`, at least 1). */
   perKeyQueued?: number;
-  /** Queries one identified caller may have running (default: all workers but one, at least 1). */
+  /** Queries one identified caller may have running while others are active (default: all workers but one, at least 1). */
   perKeyRunning?: number;
+  /** How long after its last query a caller counts as active (default 60 s). */
+  activeWindowMs?: number;
 }
 
 /** The anonymous caller's queue in the line (queries without an identity). */
@@ -59,6 +62,8 @@ export class WaitLine {
   /** When each caller was last served (a sequence number; one entry per caller, i.e. per API key). */
   private readonly served = new Map<string, number>();
   private serves = 0;
+  /** When each identified caller last submitted a query (epoch ms); callers idle past the window are dropped. */
+  private readonly seenAt = new Map<string, number>();
   private count = 0;
   private nextId = 1;
 
@@ -145,6 +150,7 @@ export class WaitLine {
     };
     signal?.addEventListener('abort', aborted, { once: true });
     const key = caller ?? ANONYMOUS;
+    if (caller !== undefined) this.seenAt.set(caller, Date.now());
     const queue = this.queues.get(key);
     if (queue) queue.push(task);
     else this.queues.set(key, [task]);
@@ -175,7 +181,7 @@ export class WaitLine {
     for (const [key, queue] of this.queues) {
       const caller = queue[0]!.caller;
       const runs = running(caller);
-      if (caller !== undefined && runs >= this.perKeyRunning) continue;
+      if (caller !== undefined && runs >= this.perKeyRunning && this.othersActive(caller)) continue;
       const served = this.served.get(key) ?? 0;
       if (!chosen || runs < chosen.running || (runs === chosen.running && served < chosen.served)) chosen = { key, queue, running: runs, served };
     }
@@ -218,6 +224,17 @@ export class WaitLine {
     this.options.counters.rejected.queue_wait += 1;
     const waitedMs = Date.now() - task.enqueuedAt;
     task.reject(busyError('queue_wait', { workers: this.options.workerCount(), queued: this.count, waitedMs, retryAfterSeconds: this.retryAfterSeconds() }));
+  }
+
+  /** Whether another identified caller submitted a query within the activity window. */
+  private othersActive(caller: string): boolean {
+    const since = Date.now() - (this.options.activeWindowMs ?? 60_000);
+    let others = false;
+    for (const [key, at] of this.seenAt) {
+      if (at < since) this.seenAt.delete(key);
+      else if (key !== caller) others = true;
+    }
+    return others;
   }
 
   /** Takes a waiting task out of its caller's queue. @returns false when it was not waiting. */

@@ -83,16 +83,21 @@ describe('QueryPool fairness between keys', () => {
     expect(finished).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'b3', 'a4']);
   }, 60_000);
 
-  it('keeps a worker free for other keys: one key runs on all workers but one, another key runs at once', async () => {
+  it('keeps a worker free for another active key: one key runs on all workers but one, the other key runs at once', async () => {
     const pool = await startPool({ workers: 2 });
     const finished: string[] = [];
+    // A key alone uses every worker.
+    const alone = submit(pool, KEY_A, 'alone', 4, finished);
+    expect(pool.stats()).toMatchObject({ busy: 2, queued: 2 });
+    await Promise.all(alone);
+    // Once another key has been active, A runs on one worker; the other is kept for that key's queries.
+    await pool.run(query, undefined, KEY_B);
     const flood = submit(pool, KEY_A, 'a', 4, finished);
-    // A runs on one worker; the other is kept for another key's query.
     expect(pool.stats()).toMatchObject({ busy: 1, queued: 3 });
     const other = submit(pool, KEY_B, 'b', 1, finished);
     expect(pool.stats()).toMatchObject({ busy: 2, queued: 3 });
     await Promise.all([...flood, ...other]);
-    expect(finished).toHaveLength(5);
+    expect(finished).toHaveLength(9);
     expect(pool.counters().rejected).toMatchObject({ key_share: 0, queue_full: 0 });
   }, 60_000);
 
@@ -129,6 +134,7 @@ describe('QueryPool fairness between keys', () => {
   it("counts a place emptied by killing a key's abandoned query as that key's until it is refilled", async () => {
     const pool = await startPool({ workers: 2, cancelGraceMs: 0 });
     const finished: string[] = [];
+    await pool.run(query, undefined, KEY_B);
     const controller = new AbortController();
     const abandoned = pool.run(query, controller.signal, KEY_A).catch((error: unknown) => error);
     const waiting = submit(pool, KEY_A, 'a', 2, finished);
