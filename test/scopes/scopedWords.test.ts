@@ -3,7 +3,8 @@
  * company 1000, search the knowledge, load every skill and read every MCP resource and prompt
  * the way an attacker would, and never meet a hidden source's name or alias, a hidden value, a
  * measure only hidden sources have, or a figure about hidden data. An unscoped key meets them
- * all on the same paths, so each assertion can fail.
+ * all on the same paths, so each assertion can fail. A key scoped to company 2000 shows that a
+ * passage declared (front matter) about company 1000 stays hidden where no word gives it away.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +22,7 @@ import { temporaryDirectory } from '../support/catalogFixture.ts';
 const OPEN_KEY = 'words-open-key-0123456789';
 const FI_KEY = 'words-fi-key-0123456789ab';
 const GERMANY_KEY = 'words-de-key-0123456789ab';
+const US_KEY = 'words-us-key-0123456789ab';
 
 /** What an attacker searches for to learn about the consolidation sources and the other companies. */
 export const PROBES = [
@@ -74,9 +76,12 @@ beforeAll(async () => {
   - name: germany
     key_env: WORDS_DE_KEY
     scopes: { company: ["1000"] }
+  - name: us
+    key_env: WORDS_US_KEY
+    scopes: { company: ["2000"] }
 `,
   );
-  const env = { LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', APP_DB: path.join(directory, 'app.db'), API_KEYS: OPEN_KEY, API_KEYS_FILE: keysFile, WORDS_FI_KEY: FI_KEY, WORDS_DE_KEY: GERMANY_KEY, RATE_LIMIT_PER_MINUTE: '0' };
+  const env = { LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', APP_DB: path.join(directory, 'app.db'), API_KEYS: OPEN_KEY, API_KEYS_FILE: keysFile, WORDS_FI_KEY: FI_KEY, WORDS_DE_KEY: GERMANY_KEY, WORDS_US_KEY: US_KEY, RATE_LIMIT_PER_MINUTE: '0' };
   service = await createService(loadConfig(env as NodeJS.ProcessEnv), pino({ level: 'silent' }));
   api = supertest(service.app);
   server = await new Promise<Server>((resolve) => {
@@ -126,6 +131,7 @@ async function mcpTexts(key: string): Promise<string[]> {
   const texts = [JSON.stringify(resources)];
   for (const resource of resources) texts.push(...(await client.readResource({ uri: resource.uri })).contents.map((content) => ('text' in content ? content.text : '')));
   texts.push(JSON.stringify(await client.listPrompts()));
+  texts.push(JSON.stringify((await client.listTools()).tools.map(({ name, description }) => ({ name, description }))));
   texts.push(JSON.stringify(await client.getPrompt({ name: 'analyst', arguments: { question: 'What is a delta load?' } })));
   return texts;
 }
@@ -174,5 +180,18 @@ describe('a key scoped to company 1000', () => {
     expect(leaks(mcp.map((text, index) => [String(index), text]), HIDDEN_FROM_GERMANY)).toEqual({});
     // Its own company's figures are its data: the duplicated load of company 1000 is explained with them.
     expect([...(await searches(GERMANY_KEY)).values()].join('\n')).toMatch(/333,100\.00 EUR/);
+  });
+});
+
+describe('a key scoped to company 2000', () => {
+  it("is not shown a passage declared about company 1000, though no whole word of it names 1000", async () => {
+    const citations = async (key: string) =>
+      ((await api.post('/tools/search_knowledge').set(bearer(key)).send({ query: 'load requests in SAP BW', limit: 10 })).body.result.results as { citation: string; text: string }[]);
+    const aboutRequests = (results: { citation: string }[]) => results.some((result) => result.citation.endsWith('§ Duplicate records and repeated loads › Load requests in SAP BW'));
+    expect(aboutRequests(await citations(OPEN_KEY))).toBe(true);
+    const scoped = await citations(US_KEY);
+    expect(scoped.length).toBeGreaterThan(0);
+    expect(aboutRequests(scoped)).toBe(false);
+    expect(JSON.stringify(scoped)).not.toMatch(/_1000_|\b1000\b|333,100/);
   });
 });
