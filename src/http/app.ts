@@ -32,6 +32,7 @@ import { sessionRoutes } from './routes/sessions.ts';
 import { toolRoutes } from './routes/tools.ts';
 import { webRoutes } from './routes/web.ts';
 import { mcpRoutes } from '../mcp/http.ts';
+import { truncateForDisplay } from '../shared/truncate.ts';
 
 export interface AppServices {
   catalog: Catalog;
@@ -92,7 +93,8 @@ export function createApp(services: AppServices, conversations: ConversationServ
       customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info'),
       serializers: {
         // Query strings may hold anything a client put there (a key, a token): logged as a marker only.
-        req: (request) => ({ id: request.id, method: request.method, url: withoutQuery(request.url) }),
+        // …and bounded: a 16 KB path (an unknown tool's name) is not copied into every log line.
+        req: (request) => ({ id: request.id, method: request.method, url: truncateForDisplay(withoutQuery(request.url) ?? '', 200) }),
         err: safeErrorSerializer,
         res: (response) => ({ statusCode: response.statusCode }),
       },

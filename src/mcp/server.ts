@@ -34,6 +34,7 @@ import type { SkillRegistry } from '../skills/registry.ts';
 import { withoutMentions } from '../scopes/scopedCatalog.ts';
 import { knowledgeResources, readKnowledgeResource } from './knowledgeResources.ts';
 import { isObject } from '../shared/messageText.ts';
+import { truncateForDisplay } from '../shared/truncate.ts';
 
 /** The one prompt: the skills' instructions. */
 const PROMPT_NAME = 'analyst';
@@ -138,7 +139,7 @@ async function callTool(
   const logger = context.logger.child({ transport: 'mcp' });
   const { registry } = dependencies;
   if (!registry.get(name)) {
-    logger.info({ tool: name, error_code: 'unknown_tool' }, 'tool call refused: no such tool');
+    logger.info({ tool: truncateForDisplay(name), error_code: 'unknown_tool' }, 'tool call refused: no such tool');
     return errorResult(registry.unknownToolError(name).toPayload());
   }
   // The one place an MCP client's identity and data scope reach a tool run.

@@ -17,6 +17,7 @@ import type { Skill } from './loader.ts';
 import type { PresentationSpec } from './presentation.ts';
 import { modelToolDefinition, type ModelToolDefinition } from './modelDefinition.ts';
 import { inputJsonSchema, LOAD_SKILL_TOOL_NAME, outputJsonSchema } from './toolShape.ts';
+import { truncateForDisplay } from '../shared/truncate.ts';
 
 /** A call's outcome; a success carries how the web chat shows it when the tool says (`present`). */
 /** The most characters of a tool's one-line summary. */
@@ -156,7 +157,7 @@ export class SkillRegistry {
   /** The error for a tool name no skill declares, with the valid names and the closest one. */
   unknownToolError(name: string): ToolError {
     const choices = this.names();
-    return new ToolError('unknown_tool', `There is no tool named '${name}'.`, {
+    return new ToolError('unknown_tool', `There is no tool named '${truncateForDisplay(name)}'.`, {
       hint: suggestionHint(name, choices),
       details: { choices, closest: closestMatch(name, choices) ?? null },
     });

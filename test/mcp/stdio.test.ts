@@ -105,6 +105,21 @@ describe('MCP over stdio (npm run mcp)', { timeout: 60_000 }, () => {
     expect(stderr()).not.toContain(key);
   });
 
+  it('answers and logs an unknown 60,000-character tool name cut to 100 characters', async () => {
+    const { client, stderr } = await startStdio();
+    const name = `no_such_tool_${'x'.repeat(60_000)}`;
+    const result = await client.callTool({ name, arguments: {} });
+    expect(result.isError).toBe(true);
+    const text = (result.content as { text: string }[])[0]!.text;
+    const error = (JSON.parse(text) as Json).error;
+    expect(error).toMatchObject({ code: 'unknown_tool', message: `There is no tool named '${name.slice(0, 99)}…'.` });
+    expect(text.length).toBeLessThan(2_000);
+    await until(() => stderr().includes('tool call refused: no such tool'), 10_000, 'the refusal to be logged');
+    const refusal = stderr().split('\n').find((line) => line.includes('tool call refused: no such tool'))!;
+    expect(JSON.parse(refusal)).toMatchObject({ tool: `${name.slice(0, 99)}…`, error_code: 'unknown_tool' });
+    expect(Math.max(...stderr().split('\n').map((line) => line.length))).toBeLessThan(2_000);
+  });
+
   it('stops cleanly when the client closes stdin', async () => {
     const { client, closed, stderr, errors } = await startStdio();
     await client.listTools();
