@@ -7,13 +7,14 @@
  */
 import { copyFileSync, openSync, closeSync, statSync, truncateSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/config/config.ts';
 import { valueExists } from '../../src/data/lookups.ts';
 import { QueryPool } from '../../src/data/queryPool.ts';
 import { ToolError } from '../../src/errors/index.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
+import { fileSamples } from '../support/engineServers.ts';
 import { listeningServices } from '../support/listeningService.ts';
 import { until } from '../support/until.ts';
 
@@ -102,7 +103,7 @@ describe('a SQLite DATA_DB changed in place while the service runs', () => {
 
 describe('a DuckDB file (DATA_URL=duckdb:…) overwritten in place', () => {
   it('is down and refused with data_unavailable, and back when the file is whole again', async () => {
-    const data = copyOf(inject('duckdbSamplePath'), 'finance.duckdb');
+    const data = copyOf((await fileSamples()).duckdbPath, 'finance.duckdb');
     const { url } = await services.start(environment({ DATA_URL: `duckdb:${data.file}` }));
     expect((await post(url)).status).toBe(200);
     overwrite(data.file, 0);

@@ -29,7 +29,7 @@ describe('a TLS file that cannot be read', () => {
     expect(problem).toContain('source_unavailable');
     expect(problem).toContain('missing-ca.pem');
 
-    const health = await (await fetch(`${url}/health`)).json();
+    const health = (await (await fetch(`${url}/health`)).json()) as { data: { connections: unknown[] } };
     expect(health.data.connections).toEqual([
       expect.objectContaining({ name: 'default', status: 'down', reason: expect.stringContaining('TLS failed: cannot read missing-ca.pem, named by sslrootcert, sslcert or sslkey in the URL (ENOENT)') }),
     ]);

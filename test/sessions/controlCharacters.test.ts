@@ -5,11 +5,12 @@
  * through the store itself; titles show control characters as spaces on both.
  */
 import path from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../../src/sessions/postgresStore.ts';
 import type { SessionStore } from '../../src/sessions/sessionStore.ts';
 import { openSqliteStore } from '../../src/sessions/sqliteStore.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
+import { postgresUrls } from '../support/engineServers.ts';
 import { listeningServices } from '../support/listeningService.ts';
 import { withPostgres } from '../support/postgresClient.ts';
 import { scratchDatabase } from './support/postgresDatabase.ts';
@@ -24,7 +25,7 @@ afterEach(async () => {
 
 /** An empty PostgreSQL application database, dropped after the test. */
 async function postgresAppDb(): Promise<string> {
-  const database = await scratchDatabase(inject('postgresAdminUrl'), 'controls');
+  const database = await scratchDatabase((await postgresUrls()).adminUrl, 'controls');
   cleanups.push(database.drop);
   return database.url;
 }
