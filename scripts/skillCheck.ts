@@ -5,6 +5,8 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { Catalog } from '../src/catalog/catalog.ts';
+import { loadCatalog } from '../src/catalog/loadCatalog.ts';
 import { projectRoot } from '../src/config/config.ts';
 import { checkSkills, display, formatProblems } from '../src/skills/check.ts';
 
@@ -26,8 +28,16 @@ if (values.help) {
 }
 
 const directory = path.resolve(values.dir ?? process.env.SKILLS_DIR ?? path.join(projectRoot, 'skills'));
+// The knowledge files' front matter is checked against the catalog when it loads (CATALOG, else the bundled one).
+let catalog: Catalog | undefined;
+try {
+  catalog = loadCatalog(path.resolve(process.env.CATALOG ?? path.join(projectRoot, 'data/sources.yaml')));
+} catch (error) {
+  process.stderr.write(`warning: knowledge front matter not checked against the catalog: ${(error as Error).message.split('\n')[0]}\n`);
+}
 const report = await checkSkills(directory, {
   ...(values.tests ? { testDirectories: values.tests.map((folder) => path.resolve(folder)) } : {}),
+  ...(catalog ? { catalog } : {}),
 });
 const toolCount = report.skills.reduce((sum, skill) => sum + skill.tools.length, 0);
 const disabled = report.skills.filter((skill) => !skill.enabled).map((skill) => skill.name);

@@ -1,7 +1,8 @@
 /**
  * `npm run skill:check`: validates every skill folder and reports each problem with its file
  * and line — SKILL.md frontmatter and instructions, the tools' names, descriptions, input and
- * output schemas, tool names declared twice (across skills too), and that every tool has a test.
+ * output schemas, tool names declared twice (across skills too), that every tool has a test, and
+ * the knowledge files' front matter (src/knowledge/checkKnowledge.ts).
  * It warns (without failing) when a tool's definition as the model is sent it is over
  * TOOL_DEFINITION_TOKEN_BUDGET: every bound definition goes with every model call.
  * What startup also checks (SKILL.md, the tools' shape, the question forms) is the loader's own
@@ -14,7 +15,9 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { Catalog } from '../catalog/catalog.ts';
 import { projectRoot } from '../config/config.ts';
+import { checkKnowledge } from '../knowledge/checkKnowledge.ts';
 import type { SkillModule, ToolDefinition } from './api.ts';
 import { checkManifest, importSkillModule, skillFolders, skillModuleProblems } from './loader.ts';
 import type { SkillProblem } from './manifest.ts';
@@ -39,6 +42,8 @@ export interface CheckOptions {
   testDirectories?: readonly string[];
   /** Import the skills' modules afresh (when checking again in one process). */
   fresh?: boolean;
+  /** The catalog the knowledge files' front matter must name sources and dimensions of; without it, only their shape is checked. */
+  catalog?: Catalog;
 }
 
 export interface CheckedSkill {
@@ -79,7 +84,7 @@ export async function checkSkills(directory: string, options: CheckOptions = {})
   for (const folder of folders) {
     const skillDirectory = path.join(directory, folder);
     const result = await checkSkill(skillDirectory, options.fresh ?? false);
-    problems.push(...byFileAndLine(result.problems));
+    problems.push(...byFileAndLine(result.problems), ...checkKnowledge(skillDirectory, options.catalog));
     warnings.push(...result.warnings);
     skills.push({ name: folder, directory: skillDirectory, enabled: result.enabled, tools: result.tools.map((t) => t.name) });
     declared.push(...result.tools);

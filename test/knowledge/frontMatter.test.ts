@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/loadCatalog.ts';
 import { ConfigurationError } from '../../src/errors/index.ts';
+import { checkKnowledge } from '../../src/knowledge/checkKnowledge.ts';
 import { buildKnowledgeBase, firstHeading } from '../../src/knowledge/knowledgeBase.ts';
 import { splitMarkdown } from '../../src/knowledge/passages.ts';
 import { showsPassage } from '../../src/scopes/hiddenWords.ts';
@@ -72,5 +73,19 @@ describe('knowledge front matter', () => {
     // A key without fi_reporting sees nothing of a file about it.
     expect(searchAs({}, ['consolidation_mart'])).toEqual([]);
     knowledge.close();
+  });
+
+  it('is checked by skill:check against the catalog: every shipped file passes, a misspelt name is reported', () => {
+    const catalog = loadCatalog(path.resolve('data/sources.yaml'));
+    for (const skill of ['data_analyst', 'data_quality', 'movement_analysis', 'knowledge']) expect(checkKnowledge(path.resolve('skills', skill), catalog), skill).toEqual([]);
+    const skill = path.join(temporaryDirectory('front-matter-check-'), 'demo');
+    mkdirSync(path.join(skill, 'knowledge'), { recursive: true });
+    writeFileSync(path.join(skill, 'knowledge', 'typo.md'), '---\nconcerns: { sources: [bpc], values: { compny: ["1000"] } }\n---\n# Typo\ntext\n');
+    writeFileSync(path.join(skill, 'knowledge', 'broken.md'), '---\nsections: { "Nowhere": {} }\n---\n# Broken\ntext\n');
+    expect(checkKnowledge(skill, catalog).map((problem) => `${path.basename(problem.file)}: ${problem.message}`)).toEqual([
+      expect.stringMatching(/^broken\.md: .*declares sections it does not have: Nowhere/),
+      expect.stringMatching(/^typo\.md: front matter names source 'bpc', which is not in the catalog/),
+      expect.stringMatching(/^typo\.md: front matter names dimension 'compny'/),
+    ]);
   });
 });
