@@ -46,7 +46,7 @@ export const searchKnowledge = defineTool({
       note:
         skills.length === 0
           ? 'No skill ships knowledge files, so there is nothing to search.'
-          : `No passage matches these words${args.skill ? ` in skill '${args.skill}'` : ''}. Try other or fewer words (a source name, 'eliminations', 'currency translation', 'year-to-date'); knowledge exists for: ${skills.join(', ')}.`,
+          : `No passage matches these words${args.skill ? ` in skill '${args.skill}'` : ''}. Try other or fewer words (a source name, 'eliminations', 'duplicated load', 'fiscal periods'); knowledge exists for: ${skills.join(', ')}.`,
     };
   },
   // The citations say what was found; the passages themselves can be searched again.

@@ -125,7 +125,8 @@ export function indexPassages(passages: readonly Passage[], documents: readonly 
     const terms = searchTerms(typeof query === 'string' ? query : '');
     if (terms.length === 0) {
       throw new ToolError('invalid_value', `The query ${JSON.stringify(shorten(String(query ?? ''), 100))} has no words to search for.`, {
-        hint: "Ask with the topic's words, e.g. 'why does consolidation differ from FI', 'currency translation rate' or 'year-to-date amounts'.",
+        // Examples that name no source, measure or value a data scope could hide: the hint reaches every key.
+        hint: "Ask with the topic's words, e.g. 'why two sources differ', 'duplicated delta load' or 'fiscal periods'.",
         details: { query },
       });
     }

@@ -48,7 +48,7 @@ export const PROBES = [
 const HIDDEN_FROM_FI = [
   'bpc_reporting', 'consolidation_mart', 'BPC', 'SAP BPC', 'consolidation mart', 'mart', 'data mart', 'conso', 'group reporting',
   'legal consolidation', 'planning and consolidation', 'ADJ_MANUAL', 'S_LEGAL', 'audit_trail', 'audittrail', 'amount_gc', 'amount_ytd',
-  'cs_trn_gc', 'cs_ytd_lc', 'group currency', 'BUDGET', 'FORECAST', 'top-side adjustment', '333,100.00',
+  'cs_trn_gc', 'cs_ytd_lc', 'group currency', 'currency translation', 'year-to-date', 'BUDGET', 'FORECAST', 'top-side adjustment', '333,100.00',
 ];
 /** Whole words a key scoped to company 1000 must never read: the other companies and their names. */
 const HIDDEN_FROM_GERMANY = ['2000', '3000', 'Contoso Inc', 'Contoso US', 'Contoso UK', 'Contoso UK Ltd', 'USA', 'United States', 'United Kingdom'];
