@@ -9,7 +9,8 @@
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { withPostgres } from '../support/postgresClient.ts';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresUrls } from '../support/engineServers.ts';
 import type { ConnectionSpec } from '../../src/data/connections.ts';
 import type { MergeQuery } from '../../src/data/query.ts';
 import { valueExists } from '../../src/data/lookups.ts';
@@ -39,7 +40,7 @@ describe('cancelling and timing out on DuckDB and PostgreSQL', () => {
   const running = () => withPostgres(postgresUrl, async (client) => Number((await client.query("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%big_a%' AND pid <> pg_backend_pid()")).rows[0].n));
 
   beforeAll(async () => {
-    const adminUrl = inject('postgresAdminUrl');
+    const { adminUrl } = await postgresUrls();
     await withPostgres(adminUrl, (client) => client.query(`CREATE DATABASE ${database}`));
     postgresUrl = adminUrl.replace(/\/[^/?]+(\?|$)/, `/${database}$1`);
     await withPostgres(postgresUrl, async (client) => {
@@ -62,7 +63,7 @@ describe('cancelling and timing out on DuckDB and PostgreSQL', () => {
       { name: 'lake', url: `duckdb:${duckdbFile}` },
     ];
   }, 120_000);
-  afterAll(() => withPostgres(inject('postgresAdminUrl'), (client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)));
+  afterAll(async () => withPostgres((await postgresUrls()).adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)));
 
   it.each(['warehouse', 'lake'])('stops a cancelled statement on %s where it runs and keeps the worker', async (connection) => {
     const pool = await QueryPool.start({ databasePath: path.resolve('data/sample.db'), connections: specs, workers: 1, timeoutMs: 600_000, cancelGraceMs: 600_000, logger: silentLogger() });

@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresUrls } from '../support/engineServers.ts';
 import { Connections } from '../../src/data/connections.ts';
 import { createDataAccess, type DataAccess } from '../../src/data/dataAccess.ts';
 import { distinctValues, valueExists } from '../../src/data/lookups.ts';
@@ -173,7 +174,7 @@ describe('a PostgreSQL connection that breaks', () => {
       expect((await data.run(count)).rows).toEqual([{ rows: 7 }]);
       // The server ends the session, as a restart or an administrator would.
       const database = new URL(fixture.specs.postgres.url).pathname.slice(1);
-      await withPostgres(inject('postgresAdminUrl'), (client) => client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'analyst-agent'", [database]));
+      await withPostgres((await postgresUrls()).adminUrl, (client) => client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'analyst-agent'", [database]));
       await data.run(count).catch(() => undefined); // the query that meets the broken session may fail
       expect((await data.run(count)).rows).toEqual([{ rows: 7 }]);
     } finally {

@@ -11,7 +11,8 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresUrls } from '../support/engineServers.ts';
 import { projectRoot } from '../../src/config/config.ts';
 import { Connections } from '../../src/data/connections.ts';
 import { createDataAccess } from '../../src/data/dataAccess.ts';
@@ -76,7 +77,7 @@ describe('TLS to a PostgreSQL data source', () => {
 
   it('connects in plain text with prefer, or no sslmode, to a server without TLS, and refuses require there', async () => {
     // The shared test server has no TLS (test/support/postgresServer.ts).
-    const plainServer = inject('postgresUrl');
+    const plainServer = (await postgresUrls()).readerUrl;
     for (const url of [plainServer, `${plainServer}?sslmode=prefer`]) {
       const { client } = await connectLibpq({ connectionString: withLibpqTls(url) });
       try {

@@ -14,12 +14,14 @@ import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { engineSampleUrls } from '../support/engineSamples.ts';
 import { listeningServices, type ListeningService } from '../support/listeningService.ts';
 
+const urls = await engineSampleUrls();
+
 /** The bundled catalog with FI on `warehouse` and BPC on `exports`, written to a temporary file. */
 function spreadCatalog(directory: string, warehouseVariable: string): string {
   const document = parseDocument(readFileSync(path.join(projectRoot, 'data/sources.yaml'), 'utf8'));
   document.set('connections', {
     warehouse: { url: `\${${warehouseVariable}}` },
-    exports: { files: { bpc_reporting: path.join(engineSampleUrls().parquet, 'bpc_reporting.parquet') } },
+    exports: { files: { bpc_reporting: path.join(urls.parquet, 'bpc_reporting.parquet') } },
   });
   document.setIn(['sources', 'fi_reporting', 'connection'], 'warehouse');
   document.setIn(['sources', 'bpc_reporting', 'connection'], 'exports');
@@ -45,7 +47,7 @@ describe('sources on PostgreSQL, Parquet and SQLite at once', () => {
     const directory = temporaryDirectory();
     const base = { LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', QUERY_WORKERS: '1' };
     local = await services.start({ ...base, APP_DB: path.join(directory, 'local.db') });
-    spread = await services.start({ ...base, APP_DB: path.join(directory, 'spread.db'), CATALOG: spreadCatalog(directory, 'TEST_WAREHOUSE_URL'), TEST_WAREHOUSE_URL: engineSampleUrls().postgres });
+    spread = await services.start({ ...base, APP_DB: path.join(directory, 'spread.db'), CATALOG: spreadCatalog(directory, 'TEST_WAREHOUSE_URL'), TEST_WAREHOUSE_URL: urls.postgres });
   }, 60_000);
   afterAll(() => services.closeAll());
 
@@ -70,8 +72,8 @@ describe('sources on PostgreSQL, Parquet and SQLite at once', () => {
   });
 
   it.each([
-    ['PostgreSQL', () => engineSampleUrls().postgres],
-    ['DuckDB', () => engineSampleUrls().duckdb],
+    ['PostgreSQL', () => urls.postgres],
+    ['DuckDB', () => urls.duckdb],
   ])('runs the bundled catalog unchanged on the sample in %s (DATA_URL), with the same answers', async (_engine, url) => {
     const directory = temporaryDirectory();
     const moved = await services.start({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', QUERY_WORKERS: '1', APP_DB: path.join(directory, 'app.db'), DATA_URL: url() });

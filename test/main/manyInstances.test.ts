@@ -9,7 +9,8 @@
  *     the dead one's lease expires (SESSION_LEASE_SECONDS=3), and no acknowledged turn is lost.
  * Prints the figures (turns, order checks, failover time).
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresUrls } from '../support/engineServers.ts';
 import { startMockOpenAI, type MockOpenAI } from '../support/mockOpenAI.ts';
 import { scratchDatabase, type ScratchDatabase } from '../sessions/support/postgresDatabase.ts';
 import { startServer, type ServerProcess } from './support/serverProcess.ts';
@@ -60,7 +61,7 @@ const questionsIn = (request: ModelRequest) => request.messages.filter((message)
 
 beforeAll(async () => {
   mock = await startMockOpenAI();
-  database = await scratchDatabase(inject('postgresAdminUrl'), 'instances');
+  database = await scratchDatabase((await postgresUrls()).adminUrl, 'instances');
   const environment = {
     APP_DB: database.url,
     SESSION_LEASE_SECONDS: String(LEASE_SECONDS),

@@ -24,7 +24,7 @@ import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { engineSampleUrls } from '../support/engineSamples.ts';
 
 const SAMPLE_TABLES = ['fi_acquisition', 'fi_reporting', 'consolidation_mart', 'bpc_reporting'];
-const urls = engineSampleUrls();
+const urls = await engineSampleUrls();
 const engines = { sqlite: urls.sqlite, duckdb: urls.duckdb, postgres: urls.postgres } as const;
 type EngineName = keyof typeof engines;
 

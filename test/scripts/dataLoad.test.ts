@@ -14,7 +14,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { withPostgres } from '../support/postgresClient.ts';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresUrls } from '../support/engineServers.ts';
 import { projectRoot } from '../../src/config/config.ts';
 import { loadData } from '../../src/data/load/index.ts';
 import { parseCommandLine } from '../../scripts/dataLoad.ts';
@@ -85,8 +86,9 @@ describe('data:load into DuckDB and Parquet', () => {
   });
 });
 
+const { adminUrl, readerUrl } = await postgresUrls();
+
 describe('data:load into PostgreSQL', () => {
-  const adminUrl = inject('postgresAdminUrl');
   const database = `load_test_${randomBytes(4).toString('hex')}`;
   const target = (() => {
     const url = new URL(adminUrl);
@@ -130,7 +132,7 @@ describe('data:load into PostgreSQL', () => {
   });
 
   it("gives the tests' reader role SELECT only", async () => {
-    await withPostgres(inject('postgresUrl'), async (client) => {
+    await withPostgres(readerUrl, async (client) => {
       expect(Number((await client.query('SELECT COUNT(*) AS n FROM fi_reporting')).rows[0].n)).toBe(expected.fi_reporting![0]);
       const insert = await client.query("INSERT INTO companies VALUES ('9999', 'x', 'DE', 'EUR')").catch((caught: { code?: string }) => caught);
       expect(['25006', '42501']).toContain((insert as { code?: string }).code);

@@ -20,7 +20,9 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync }
 import path from 'node:path';
 import { openDuckdb } from '../../src/data/engines/duckdb.ts';
 import pg from 'pg';
-import { expect, inject, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { fileSamples, postgresUrls } from '../support/engineServers.ts';
+import type { FileSamples, PostgresUrls } from '../support/postgresServer.ts';
 import { projectRoot } from '../../src/config/config.ts';
 import { openDataDatabase } from '../../src/data/database.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
@@ -96,14 +98,14 @@ function sqliteEngine(): InjectionEngine {
   };
 }
 
-function duckdbEngine(): InjectionEngine {
+function duckdbEngine(samples: FileSamples): InjectionEngine {
   let dataCopy = '';
   return {
     name: 'DuckDB',
     prepare: async (directory) => {
       // A private copy: the run's sample file is shared by other test files.
       dataCopy = path.join(directory, 'data.duckdb');
-      copyFileSync(inject('duckdbSamplePath'), dataCopy);
+      copyFileSync(samples.duckdbPath, dataCopy);
       return { DATA_URL: `duckdb:${dataCopy}` };
     },
     fingerprint: async () => fileFingerprint(dataCopy),
@@ -140,9 +142,9 @@ function duckdbEngine(): InjectionEngine {
 }
 
 /** The admin URL pointed at the reader's database (`analyst`). */
-function adminUrlOfReaderDatabase(): string {
-  const url = new URL(inject('postgresAdminUrl'));
-  url.pathname = new URL(inject('postgresUrl')).pathname;
+function adminUrlOfReaderDatabase(urls: PostgresUrls): string {
+  const url = new URL(urls.adminUrl);
+  url.pathname = new URL(urls.readerUrl).pathname;
   return url.toString();
 }
 
@@ -178,9 +180,9 @@ const READER_WRITES = [
   "COPY fi_reporting TO '/tmp/analyst-injection-pwned.csv'",
 ];
 
-function postgresEngine(): InjectionEngine {
-  const adminUrl = adminUrlOfReaderDatabase();
-  const readerUrl = inject('postgresUrl');
+function postgresEngine(urls: PostgresUrls): InjectionEngine {
+  const adminUrl = adminUrlOfReaderDatabase(urls);
+  const readerUrl = urls.readerUrl;
   const database = new URL(readerUrl).pathname.slice(1);
   const reader = new URL(readerUrl).username;
   return {
@@ -217,7 +219,7 @@ function postgresEngine(): InjectionEngine {
 
       it("the service's sessions (application_name 'analyst-agent') are the reader's, and a session opened like them refuses writes", async () => {
         target();
-        const sessions = await withClient({ connectionString: inject('postgresAdminUrl') }, async (client) =>
+        const sessions = await withClient({ connectionString: urls.adminUrl }, async (client) =>
           (await client.query<{ usename: string; datname: string }>("SELECT usename, datname FROM pg_stat_activity WHERE application_name = 'analyst-agent' AND datname = $1", [database])).rows,
         );
         // The query workers hold their connections while the service runs.
@@ -234,7 +236,12 @@ function postgresEngine(): InjectionEngine {
   };
 }
 
-/** A fresh descriptor per engine (each holds its own data paths), for `describe.each`. */
-export function injectionEngines(): InjectionEngine[] {
-  return [sqliteEngine(), duckdbEngine(), postgresEngine()];
+/**
+ * A fresh descriptor per engine (each holds its own data paths), for `describe.each`.
+ * @example
+ * describe.each((await injectionEngines()).map((engine) => [engine.name, engine] as const))('on %s', …);
+ */
+export async function injectionEngines(): Promise<InjectionEngine[]> {
+  const [urls, samples] = await Promise.all([postgresUrls(), fileSamples()]);
+  return [sqliteEngine(), duckdbEngine(samples), postgresEngine(urls)];
 }

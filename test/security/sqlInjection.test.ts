@@ -14,7 +14,7 @@ import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { attachTargetState, injectionEngines } from './injectionEngines.ts';
 import { describeInjectionCorpus, useInjectionService } from './injectionHarness.ts';
 
-describe.each(injectionEngines().map((engine) => [engine.name, engine] as const))('SQL injection through every tool argument on %s', (_name, engine) => {
+describe.each((await injectionEngines()).map((engine) => [engine.name, engine] as const))('SQL injection through every tool argument on %s', (_name, engine) => {
   let directory = '';
   let data: Record<string, string> = {};
   let before: unknown;

@@ -9,7 +9,8 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { postgresUrls } from '../support/engineServers.ts';
 import { loadConfig, projectRoot } from '../../src/config/config.ts';
 import { StorageUnavailableError } from '../../src/errors/index.ts';
 import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from '../../src/sessions/postgresStore.ts';
@@ -29,7 +30,7 @@ afterEach(async () => {
 });
 
 async function database(): Promise<ScratchDatabase> {
-  const created = await scratchDatabase(inject('postgresAdminUrl'));
+  const created = await scratchDatabase((await postgresUrls()).adminUrl);
   cleanups.push(created.drop);
   return created;
 }
@@ -128,7 +129,7 @@ describe('PostgresStore: schema and durability', () => {
   });
 
   it('names APP_DB, without the password, when the server cannot be reached', async () => {
-    const closed = await startRelay(inject('postgresAdminUrl'));
+    const closed = await startRelay((await postgresUrls()).adminUrl);
     const unreachable = new URL(closed.url);
     await closed.close();
     unreachable.username = 'analyst';
@@ -391,7 +392,7 @@ describe('APP_DB as a PostgreSQL URL', () => {
   });
 
   it('stops startup with one clear message naming APP_DB, without the password, when the server cannot be reached', async () => {
-    const closed = await startRelay(inject('postgresAdminUrl'));
+    const closed = await startRelay((await postgresUrls()).adminUrl);
     const unreachable = new URL(closed.url);
     await closed.close();
     unreachable.username = 'analyst';

@@ -5,7 +5,8 @@
  * their session.
  */
 import path from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { postgresUrls } from '../support/engineServers.ts';
 import { openPostgresStore } from '../../src/sessions/postgresStore.ts';
 import type { SessionStore } from '../../src/sessions/sessionStore.ts';
 import { openSqliteStore } from '../../src/sessions/sqliteStore.ts';
@@ -31,7 +32,7 @@ const backends: { name: string; storage: () => Promise<Storage> }[] = [
   {
     name: 'PostgresStore',
     storage: async () => {
-      const database = await scratchDatabase(inject('postgresAdminUrl'), 'contract');
+      const database = await scratchDatabase((await postgresUrls()).adminUrl, 'contract');
       cleanups.push(database.drop);
       return { open: () => openPostgresStore({ url: database.url, ttlMs: 0, expiryIntervalMs: 0, healthCheckIntervalMs: 0 }) };
     },

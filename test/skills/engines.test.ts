@@ -50,10 +50,11 @@ function withoutSql(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'sql').map(([key, inner]) => [key, withoutSql(inner)]));
 }
 
+const urls = await engineSampleUrls();
+
 describe('the same questions on every engine', () => {
   let registry: SkillRegistry;
   let onSqlite: unknown[];
-  const urls = engineSampleUrls();
   beforeAll(async () => {
     registry = new SkillRegistry(await loadSkills(path.join(projectRoot, 'skills')));
     onSqlite = await answers(registry, { name: 'default', url: urls.sqlite });

@@ -5,8 +5,8 @@
  */
 import path from 'node:path';
 import pg from 'pg';
+import { postgresUrls } from './engineServers.ts';
 import { withPostgres } from './postgresClient.ts';
-import { inject } from 'vitest';
 import type { ConnectionSpec } from '../../src/data/connections.ts';
 import { loadData } from '../../src/data/load/index.ts';
 import { temporaryDirectory } from './catalogFixture.ts';
@@ -19,7 +19,7 @@ export interface EngineFixture {
   drop(): Promise<void>;
 }
 
-const admin = <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => withPostgres(inject('postgresAdminUrl'), work);
+const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => withPostgres((await postgresUrls()).adminUrl, work);
 
 /**
  * Copies the tables of `sqliteFile` onto every engine.
@@ -31,7 +31,7 @@ export async function engineFixture(sqliteFile: string, tables: string[]): Promi
   const directory = temporaryDirectory();
   const database = `fixture_${Math.random().toString(36).slice(2, 10)}`;
   await admin((client) => client.query(`CREATE DATABASE ${database}`));
-  const postgresUrl = inject('postgresAdminUrl').replace(/\/[^/?]+(\?|$)/, `/${database}$1`);
+  const postgresUrl = (await postgresUrls()).adminUrl.replace(/\/[^/?]+(\?|$)/, `/${database}$1`);
   await loadData({ from: sqliteFile, to: `duckdb:${path.join(directory, 'fixture.duckdb')}` });
   await loadData({ from: sqliteFile, to: `parquet:${path.join(directory, 'parquet')}` });
   await loadData({ from: sqliteFile, to: postgresUrl });

@@ -1,11 +1,12 @@
 /**
  * The sample data's address on every engine, for tests that run the same question on each
- * (`describe.each(Object.entries(engineSampleUrls()))`). DuckDB, PostgreSQL and Parquet copies
- * are built once per run by the global setup (postgresServer.ts); SQLite is data/sample.db itself.
+ * (`describe.each(Object.entries(await engineSampleUrls()))`). DuckDB, PostgreSQL and Parquet
+ * copies are built once per run, when a file first asks (engineServers.ts); SQLite is
+ * data/sample.db itself.
  */
 import path from 'node:path';
-import { inject } from 'vitest';
 import { projectRoot } from '../../src/config/config.ts';
+import { fileSamples, postgresUrls } from './engineServers.ts';
 
 export interface EngineSampleUrls {
   /** `sqlite:<absolute path of data/sample.db>` */
@@ -19,16 +20,17 @@ export interface EngineSampleUrls {
 }
 
 /**
- * Where the sample lives on each engine, for this test run.
+ * Where the sample lives on each engine, for this test run (starts them on the first call).
  * @example
- * const urls = engineSampleUrls();
+ * const urls = await engineSampleUrls();
  * describe.each(Object.entries(urls))('on %s', (engine, url) => { ... });
  */
-export function engineSampleUrls(): EngineSampleUrls {
+export async function engineSampleUrls(): Promise<EngineSampleUrls> {
+  const [{ readerUrl }, { duckdbPath, parquetDirectory }] = await Promise.all([postgresUrls(), fileSamples()]);
   return {
     sqlite: `sqlite:${path.join(projectRoot, 'data/sample.db')}`,
-    duckdb: `duckdb:${inject('duckdbSamplePath')}`,
-    postgres: inject('postgresUrl'),
-    parquet: inject('parquetSampleDirectory'),
+    duckdb: `duckdb:${duckdbPath}`,
+    postgres: readerUrl,
+    parquet: parquetDirectory,
   };
 }

@@ -7,7 +7,7 @@ import pg from 'pg';
 /**
  * Connects, runs `work`, disconnects.
  * @example
- * await withPostgres(inject('postgresAdminUrl'), (client) => client.query('CREATE DATABASE scratch'));
+ * await withPostgres((await postgresUrls()).adminUrl, (client) => client.query('CREATE DATABASE scratch'));
  */
 export async function withPostgres<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });

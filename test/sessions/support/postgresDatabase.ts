@@ -1,6 +1,6 @@
 /**
  * PostgreSQL application databases for the session store tests: a fresh, empty database on the
- * test server (vitest globalSetup, `inject('postgresAdminUrl')`) per test or test file, dropped
+ * test server (`(await postgresUrls()).adminUrl`, test/support/engineServers.ts) per test or test file, dropped
  * afterwards; and a TCP relay in front of the server that a test can cut and restore, to see
  * what the store does when PostgreSQL goes away (the shared server itself is never stopped).
  */
@@ -19,7 +19,7 @@ export interface ScratchDatabase {
 /**
  * Creates an empty database named `<prefix>_<random>` on the admin URL's server.
  * @example
- * const database = await scratchDatabase(inject('postgresAdminUrl'));
+ * const database = await scratchDatabase((await postgresUrls()).adminUrl);
  * const store = await openPostgresStore({ url: database.url, ttlMs: 0 });
  * await database.drop();
  */
