@@ -26,7 +26,14 @@ if (!process.send) {
   process.stderr.write('queryWorker: run by the query pool\n');
   process.exit(2);
 }
-const send = process.send.bind(process);
+// A pool whose process ended while this one started leaves no one to answer: this process ends
+// quietly then, instead of failing on the closed channel (ERR_IPC_CHANNEL_CLOSED) with a stack trace.
+const orphaned = () => process.exit(0);
+process.on('disconnect', orphaned);
+const send = (message: WorkerStartup | WorkerReply, callback?: () => void): void => {
+  if (process.connected) process.send!(message, undefined, {}, callback ?? (() => undefined));
+  else orphaned();
+};
 const specs = JSON.parse(process.env.ANALYST_CONNECTIONS ?? '[]') as ConnectionSpec[];
 const options = { statementTimeoutMs: Number(process.env.ANALYST_STATEMENT_TIMEOUT_MS ?? 0) };
 delete process.env.ANALYST_CONNECTIONS;
@@ -64,6 +71,7 @@ function serve(): void {
     );
   });
   // The pool closes the channel to stop a worker.
+  process.off('disconnect', orphaned);
   process.on('disconnect', () => {
     void connections.close().finally(() => process.exit(0));
   });

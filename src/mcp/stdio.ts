@@ -20,15 +20,21 @@ import { createMcpServer } from './server.ts';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: 'stderr' });
-  const service = await createService(config, logger);
-  const server = createMcpServer(service.services, service.conversations, { caller: stdioCaller(config, process.env.MCP_API_KEY), logger });
-  const transport = new StdioServerTransport();
-  const stop = once((reason: string) => shutdown(service, logger, reason));
+  // A client that gives up while the service starts (stdin closed, then SIGTERM) is answered
+  // once startup is done, with the same clean stop: killed mid-start, the process would leave
+  // query workers behind that fail on their closed channel (ERR_IPC_CHANNEL_CLOSED).
+  let requested: string | undefined;
+  let stop: (reason: string) => void = (reason) => void (requested ??= reason);
   // The client is gone when stdin ends; the transport only notices its own close.
   process.stdin.on('end', () => stop('stdin closed'));
   process.stdin.on('close', () => stop('stdin closed'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  const service = await createService(config, logger);
+  stop = once((reason: string) => shutdown(service, logger, reason));
+  if (requested) return stop(requested);
+  const server = createMcpServer(service.services, service.conversations, { caller: stdioCaller(config, process.env.MCP_API_KEY), logger });
+  const transport = new StdioServerTransport();
   server.onclose = () => stop('transport closed');
   await server.connect(transport);
   logger.info({ tools: service.registry.names(), model: service.modelDescription }, `MCP server on stdio with ${service.registry.names().length} tools`);

@@ -5,7 +5,8 @@
  * answer with the sample's figures and structured errors, and the process stops cleanly when
  * the client closes stdin or sends SIGTERM.
  */
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -118,6 +119,29 @@ describe('MCP over stdio (npm run mcp)', { timeout: 60_000 }, () => {
     const refusal = stderr().split('\n').find((line) => line.includes('tool call refused: no such tool'))!;
     expect(JSON.parse(refusal)).toMatchObject({ tool: `${name.slice(0, 99)}…`, error_code: 'unknown_tool' });
     expect(Math.max(...stderr().split('\n').map((line) => line.length))).toBeLessThan(2_000);
+  });
+
+  it('stops cleanly, with status 0 and no stack trace, when the client gives up during startup (stdin closed, then SIGTERM)', async () => {
+    // As an MCP client that closes at once: stdin ends immediately, a SIGTERM follows while the service still starts.
+    const appDb = path.join(temporaryDirectory('mcp-stdio-'), 'app.db');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/mcp/stdio.ts'], {
+      cwd: root,
+      env: { ...process.env, APP_DB: appDb, LOG_LEVEL: 'info', LOG_FORMAT: 'json', MODEL_PROVIDER: 'offline' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.stdin.end();
+    // 'close': the process has exited and every holder of its stderr (query workers too) has let go.
+    const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // The application database is created early in startup, before the query workers start and the MCP server is up.
+    await until(() => existsSync(appDb) || child.exitCode !== null, 30_000, 'the service to begin starting');
+    expect(stderr).not.toContain('MCP server on stdio');
+    child.kill('SIGTERM');
+    expect(await closed).toBe(0);
+    expect(stderr).toContain('MCP server stopping');
+    expect(stderr).not.toContain('ERR_IPC_CHANNEL_CLOSED');
+    expect(stderr).not.toMatch(/\n\s+at /);
   });
 
   it('stops cleanly when the client closes stdin', async () => {
