@@ -76,14 +76,14 @@ type FileFormat = 'SQLite' | 'DuckDB';
 /** SQLite's header is 100 bytes; DuckDB's magic sits at bytes 8–11. */
 const HEADER_BYTES = 100;
 const SQLITE_MAGIC = 'SQLite format 3\0';
-/** A damaged header is read again after this pause before it is reported: a torn read is not a damaged file. */
+/** A file shorter than its header says is read again after this pause before it is reported: a writer may be between two writes. */
 const CONFIRM_MS = 50;
 
 /**
  * Calls `onState` after every check, every `intervalMs` and whenever `check()` is called. A file
  * first seen as a SQLite or DuckDB database is expected to stay one: when its first bytes no
- * longer say so, or a SQLite file is shorter than its header says (truncated), the check (after
- * reading it again a moment later) reports `{ present: false, problem }`. A file that is whole
+ * longer say so, or a SQLite file is shorter than its header says (truncated; read again a
+ * moment later to be sure), the check reports `{ present: false, problem }`. A file that is whole
  * again is reported present as usual.
  * @example
  * const watch = watchFile('/data/finance.db', 1000, (state) => console.log(state.present));
@@ -107,7 +107,10 @@ export function watchFile(file: string, intervalMs: number, onState: (state: Fil
     const first = await readHeader(file);
     format ??= first && formatOf(first.header);
     const checkSize = options.checkSize ?? true;
-    if (!format || !first || !contentProblem(format, first, checkSize)) return state;
+    const damage = format && first ? contentProblem(format, first, checkSize) : undefined;
+    if (!format || !damage) return state;
+    // Another database kind's bytes are conclusive; a short file may be a writer between two writes.
+    if (formatOf(first!.header) !== format) return { present: false, problem: damage };
     await new Promise((resolve) => setTimeout(resolve, CONFIRM_MS));
     const again = await readHeader(file);
     const problem = again ? contentProblem(format, again, checkSize) : undefined;
