@@ -330,12 +330,11 @@ describe('PostgresStore: one turn at a time per session, across instances', () =
     const store = await storeOn(url);
     const { id } = await store.create();
     // What a holder killed mid-turn leaves behind: a lease nobody renews, expiring in 1.5 s.
-    await rows(url, "INSERT INTO session_leases (session_id, holder, expires_at) VALUES ($1, 'dead-instance/1', clock_timestamp() + interval '1500 milliseconds')", [id]);
-    const started = performance.now();
-    const holder = await store.runExclusive(id, async () => (await rows<{ holder: string }>(url, 'SELECT holder FROM session_leases WHERE session_id = $1', [id]))[0]?.holder);
-    const waitedMs = performance.now() - started;
-    expect(holder).toMatch(new RegExp(`^${store.instanceId}/`));
-    expect(waitedMs).toBeGreaterThanOrEqual(1_000);
+    const [dead] = await rows<{ expires_at: Date }>(url, "INSERT INTO session_leases (session_id, holder, expires_at) VALUES ($1, 'dead-instance/1', clock_timestamp() + interval '1500 milliseconds') RETURNING expires_at", [id]);
+    // Taken over after the dead lease expired, by the server's clock (not this machine's timing).
+    const taken = await store.runExclusive(id, async () => (await rows<{ holder: string; expired: boolean }>(url, 'SELECT holder, clock_timestamp() >= $2 AS expired FROM session_leases WHERE session_id = $1', [id, dead!.expires_at]))[0]);
+    expect(taken?.holder).toMatch(new RegExp(`^${store.instanceId}/`));
+    expect(taken?.expired).toBe(true);
     expect(await rows(url, 'SELECT * FROM session_leases')).toEqual([]);
   });
 
