@@ -11,6 +11,7 @@ import { openDataDatabase, tableColumns } from '../../src/data/database.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
 import { scanDuplicates, type DuplicatePlan } from '../../skills/data_quality/duplicateScan.ts';
 import { median, scoreSeries } from '../../skills/data_quality/outliers.ts';
+import { withoutFrontMatter } from '../../src/knowledge/frontMatter.ts';
 import { temporaryDirectory, twoSourceCatalog, writeCatalog, writeTwoSourceDatabase } from '../support/catalogFixture.ts';
 import { runTool, sampleToolbox } from '../support/sampleContext.ts';
 
@@ -337,7 +338,8 @@ describe('the data_quality skill', () => {
     const files = readdirSync(directory).filter((f) => f.endsWith('.md')).sort();
     expect(files).toEqual(['blank-master-data.md', 'duplicate-loads.md', 'period-outliers.md']);
     for (const file of files) {
-      const text = readFileSync(path.join(directory, file), 'utf8');
+      // The front matter (what each section concerns, for data scopes) stands above the title.
+      const text = withoutFrontMatter(readFileSync(path.join(directory, file), 'utf8'));
       expect(text).toMatch(/^# /);
       const sections = text.split(/\n(?=## )/).slice(1);
       expect(sections.length).toBeGreaterThanOrEqual(4);
