@@ -18,13 +18,12 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
 import { loadCatalog } from '../src/catalog/loadCatalog.ts';
 import { projectRoot } from '../src/config/config.ts';
 import { understand } from '../src/model/offline/understand.ts';
 import { buildVocabulary } from '../src/model/offline/vocabulary.ts';
 import { loadSkills } from '../src/skills/loader.ts';
-import { temporaryDirectory, twoSourceCatalog, writeCatalog } from '../test/support/catalogFixture.ts';
+import { temporaryDirectory, twoSourceCatalog, writeCatalog, writeHeavyDatabase } from '../test/support/catalogFixture.ts';
 import { listenService, type ListeningService } from '../test/support/listeningService.ts';
 import { adversarialStrings } from '../test/security/adversarialCorpus.ts';
 import { adversarialParsers, corpusInputs } from '../test/security/adversarialParsers.ts';
@@ -160,23 +159,11 @@ async function storm(): Promise<void> {
   });
 }
 
-/** Two sources of 1.5 M distinct keys: comparing them on `key` takes a second or more. */
-function heavyDatabase(directory: string): string {
-  const file = path.join(directory, 'heavy.db');
-  const db = new Database(file);
-  for (const table of ['left_table', 'right_table']) {
-    db.exec(`CREATE TABLE ${table} (key TEXT, k2 TEXT, amount REAL, cur TEXT)`);
-    db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500000) INSERT INTO ${table} SELECT printf('K%09d', i), NULL, i % 1000, 'EUR' FROM n`);
-    db.exec(`CREATE INDEX ${table}_key ON ${table} (key)`);
-  }
-  db.close();
-  return file;
-}
 
 async function abandon(): Promise<void> {
   const directory = temporaryDirectory('bench-abandon-');
   process.stderr.write('abandon: building two sources of 1.5 M keys…\n');
-  const environment = { ...baseEnvironment('abandon'), DATA_DB: heavyDatabase(directory), CATALOG: writeCatalog(directory, twoSourceCatalog()), QUERY_WORKERS: '2' };
+  const environment = { ...baseEnvironment('abandon'), DATA_DB: writeHeavyDatabase(directory), CATALOG: writeCatalog(directory, twoSourceCatalog()), QUERY_WORKERS: '2' };
   await withService(environment, async ({ service, url }) => {
     const heavy = { source_a: 'left', source_b: 'right', measure: 'amount', align_on: ['key'] };
     await Promise.all(Array.from({ length: 12 }, () => post(url, 'compare_sources', heavy, AbortSignal.timeout(400)).catch(() => undefined)));

@@ -6,32 +6,19 @@
  */
 import { copyFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Service } from '../../src/service.ts';
-import { temporaryDirectory, twoSourceCatalog, writeCatalog } from '../support/catalogFixture.ts';
+import { temporaryDirectory, twoSourceCatalog, writeCatalog, writeHeavyDatabase } from '../support/catalogFixture.ts';
 import { listeningServices } from '../support/listeningService.ts';
 import { until } from '../support/until.ts';
 
-/** Two sources of 1.5 M distinct keys each: comparing them on `key` takes a second or more. */
-function heavyDatabase(directory: string): string {
-  const file = path.join(directory, 'heavy.db');
-  const db = new Database(file);
-  for (const table of ['left_table', 'right_table']) {
-    db.exec(`CREATE TABLE ${table} (key TEXT, k2 TEXT, amount REAL, cur TEXT)`);
-    db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500000) INSERT INTO ${table} SELECT printf('K%09d', i), NULL, i % 1000, 'EUR' FROM n`);
-    db.exec(`CREATE INDEX ${table}_key ON ${table} (key)`);
-  }
-  db.close();
-  return file;
-}
 
 let directory: string;
 let dataDb: string;
 let catalog: string;
 beforeAll(() => {
   directory = temporaryDirectory('tools-load-');
-  dataDb = heavyDatabase(directory);
+  dataDb = writeHeavyDatabase(directory);
   catalog = writeCatalog(directory, twoSourceCatalog());
 }, 60_000);
 

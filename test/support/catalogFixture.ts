@@ -58,3 +58,21 @@ export function twoSourceCatalog(overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+/**
+ * Two sources of 1.5 M distinct keys each, in the two-source layout: comparing them on `key`
+ * takes a second or more, long enough to load the query pool.
+ * @example
+ * const dataDb = writeHeavyDatabase(temporaryDirectory('tools-load-'));
+ */
+export function writeHeavyDatabase(directory: string): string {
+  const file = path.join(directory, 'heavy.db');
+  const db = new Database(file);
+  for (const table of ['left_table', 'right_table']) {
+    db.exec(`CREATE TABLE ${table} (key TEXT, k2 TEXT, amount REAL, cur TEXT)`);
+    db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500000) INSERT INTO ${table} SELECT printf('K%09d', i), NULL, i % 1000, 'EUR' FROM n`);
+    db.exec(`CREATE INDEX ${table}_key ON ${table} (key)`);
+  }
+  db.close();
+  return file;
+}
