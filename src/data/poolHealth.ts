@@ -72,6 +72,8 @@ export class PoolHealth {
   startFailed(failure: StartFailure, retryInMs: number, consecutiveFailures: number): void {
     if (failure.reason === 'missing') return this.fileMissing();
     if (failure.reason === 'unreadable') {
+      // A start already under way when the watch found the file damaged fails too: the watch's reason says more.
+      if (this.down?.missing) return;
       return this.setDown({ reason: `the data database ${this.databaseName} (DATA_DB) cannot be opened as a SQLite database`, retryAt: Date.now() + retryInMs, missing: false });
     }
     this.logger.warn({ failure: failure.message, retry_in_ms: retryInMs }, 'a query worker could not start; retrying');

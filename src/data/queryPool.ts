@@ -106,7 +106,12 @@ export class QueryPool implements DataAccess {
       ...(options.respawn ? { respawn: options.respawn } : {}),
       events: { reply: (worker, reply) => this.replied(worker, reply), exit: (worker, description) => this.exited(worker, description) },
       onStarted: () => (this.health.recovered(), this.dispatch()),
-      onStartFailed: (failure, retryInMs, failures) => (this.health.startFailed(failure, retryInMs, failures), this.dispatch()),
+      onStartFailed: (failure, retryInMs, failures) => {
+        this.health.startFailed(failure, retryInMs, failures);
+        // A file that cannot be opened may be damaged in place: the watch's check names how.
+        if (failure.reason === 'unreadable') this.watch?.check();
+        this.dispatch();
+      },
       // While the file is missing nothing is started; the watch resumes when it is back.
       paused: () => this.health.down?.missing === true,
       onRestart: () => (this.health.counters.restarts += 1),
