@@ -5,6 +5,7 @@
  * whose schema forgot one from handing megabytes of text to its parsers on the event loop.
  */
 import { MAX_ANY_ARGUMENT_CHARS } from '../shared/inputLimits.ts';
+import { truncateForDisplay } from '../shared/truncate.ts';
 
 /** Deeper nesting than this is refused: no tool argument is nested more than a few levels. */
 const MAX_DEPTH = 16;
@@ -57,8 +58,5 @@ export function oversizedArgument(value: unknown, maxChars = MAX_ANY_ARGUMENT_CH
  * pathText(['filters', 'x'.repeat(500)]); // 'filters.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…'
  */
 export function pathText(path: readonly (string | number | symbol)[]): string {
-  return path.map((segment) => {
-    const text = String(segment);
-    return text.length > MAX_SEGMENT_CHARS ? `${text.slice(0, MAX_SEGMENT_CHARS)}…` : text;
-  }).join('.');
+  return path.map((segment) => truncateForDisplay(String(segment), MAX_SEGMENT_CHARS + 1)).join('.');
 }

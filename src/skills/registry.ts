@@ -183,7 +183,7 @@ function parseArguments(raw: unknown): unknown {
     } catch (error) {
       throw new ToolError('malformed_arguments', `The arguments are not valid JSON: ${(error as Error).message}.`, {
         hint: 'Send the arguments again as one complete JSON object.',
-        details: { received: raw.length > 500 ? `${raw.slice(0, 500)}…` : raw },
+        details: { received: truncateForDisplay(raw, 501) },
       });
     }
   }
