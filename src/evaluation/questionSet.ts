@@ -22,8 +22,14 @@ const AMOUNT_FORMAT = /^-?\d{1,3}(?:,\d{3})*\.\d{2}$/;
 
 /** What a correct reply to a question looks like. */
 export type Expectation =
-  /** Correct when the answer contains every figure (as printed, e.g. '443,100.00'). */
-  | { kind: 'answer'; figures: string[]; checks?: FigureCheck[] }
+  /**
+   * Correct when the answer contains every figure (as printed, e.g. '443,100.00') and every
+   * mention (a word, case-insensitive: 'BUDGET', 'fi_reporting') and states none of the `never`
+   * amounts. `figures` may be empty when `mentions` say what the reply is (a list of sources, the
+   * versions a source holds instead of one asked for); `never: ['0.00']` catches a zero side
+   * shown for a value the source does not hold.
+   */
+  | { kind: 'answer'; figures: string[]; mentions?: string[]; never?: string[]; checks?: FigureCheck[] }
   /** Truly ambiguous, or a constraint that cannot be read: the right reply is a question back (a decline is also acceptable), never a figure. */
   | { kind: 'clarify'; reason: string }
   /** Out of scope (data the catalog does not hold) or an action the service must refuse: never a figure. */
@@ -79,11 +85,16 @@ const expectationSchema = z.discriminatedUnion(
     z.strictObject(
       {
         kind: z.literal('answer'),
-        figures: z.array(amount, { error: unlessMissing("must be a list of amounts, e.g. ['443,100.00']") }).min(1, { error: 'must list at least one figure' }),
+        figures: z.array(amount, { error: unlessMissing("must be a list of amounts, e.g. ['443,100.00']") }),
+        mentions: z.array(text, { error: "must be a list of words the answer must contain, e.g. ['ACTUAL', 'BUDGET']" }).optional(),
+        never: z.array(amount, { error: "must be a list of amounts the answer must not state, e.g. ['0.00']" }).optional(),
         checks: z.array(z.strictObject({ figure: amount, sql: text }, { error: fieldsOf('a check has figure and sql', 'must be { figure, sql }') })).optional(),
       },
-      { error: fieldsOf('an answer has figures (and optionally checks)', 'must be an expected reply') },
-    ),
+      { error: fieldsOf('an answer has figures (and optionally mentions, never and checks)', 'must be an expected reply') },
+    ).refine((answer) => answer.figures.length > 0 || (answer.mentions?.length ?? 0) > 0, {
+      path: ['figures'],
+      error: 'must list at least one figure (or give mentions: the words a reply without figures must contain)',
+    }),
     z.strictObject({ kind: z.literal('clarify'), reason: text }, { error: fieldsOf('clarify has a reason', 'must be an expected reply') }),
     z.strictObject({ kind: z.literal('decline'), reason: text }, { error: fieldsOf('decline has a reason', 'must be an expected reply') }),
     z.strictObject({ kind: z.literal('knowledge'), cites: text }, { error: fieldsOf('knowledge has cites', 'must be an expected reply') }),

@@ -79,7 +79,7 @@ function latencyText(summary: EvaluationSummary): string {
 }
 
 function expectedText(expected: ExpectedReply): string {
-  if (expected.kind === 'answer') return expected.figures.join(', ');
+  if (expected.kind === 'answer') return [...expected.figures, ...(expected.mentions ?? []).map((word) => `'${word}'`)].join(', ');
   if (expected.kind === 'knowledge') return `a citation of ${expected.cites}`;
   return `${expected.kind === 'clarify' ? 'a question back' : 'a refusal'}, no figure (${expected.reason})`;
 }

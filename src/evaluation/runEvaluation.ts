@@ -19,7 +19,7 @@ import { summarise, type EvaluationSummary } from './summary.ts';
 export type EvaluationOutcome = Outcome | 'error';
 
 /** What was expected, as reports show it (without the project's SQL checks). */
-export type ExpectedReply = { kind: 'answer'; figures: string[] } | { kind: 'clarify' | 'decline'; reason: string } | { kind: 'knowledge'; cites: string };
+export type ExpectedReply = { kind: 'answer'; figures: string[]; mentions?: string[] } | { kind: 'clarify' | 'decline'; reason: string } | { kind: 'knowledge'; cites: string };
 
 /** One question as it went. Field names follow the HTTP API (snake_case): this is the --out JSON. */
 export interface QuestionResult {
@@ -190,7 +190,7 @@ async function ask(url: string, question: EvaluationQuestion, sessionId: string 
 }
 
 function expectedReply(expect: Expectation): ExpectedReply {
-  if (expect.kind === 'answer') return { kind: 'answer', figures: expect.figures };
+  if (expect.kind === 'answer') return { kind: 'answer', figures: expect.figures, ...(expect.mentions ? { mentions: expect.mentions } : {}) };
   return expect.kind === 'knowledge' ? { kind: 'knowledge', cites: expect.cites } : { kind: expect.kind, reason: expect.reason };
 }
 
