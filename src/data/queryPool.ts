@@ -30,6 +30,8 @@ import type { Query, ResultOf } from './query.ts';
 import { cancelledError, dataUnavailableError, shuttingDownError, timeoutError } from './poolErrors.ts';
 import { PoolHealth, type PoolCounters, type QueryPoolStats } from './poolHealth.ts';
 import type { RespawnLimits } from './respawnLimiter.ts';
+import { definedReducerModules } from './reducer.ts';
+import { buildReducers, withBuiltReducer, workerLaunch, type WorkerLaunch } from './workerBuild.ts';
 import type { WorkerProcess } from './workerProcess.ts';
 import { WaitLine, type PoolTask } from './waitLine.ts';
 import type { WorkerReply } from './workerProtocol.ts';
@@ -82,7 +84,10 @@ export class QueryPool implements DataAccess {
   /** Worker places left empty by killing a key's query, by place: the key (see runningFor). */
   private readonly killedFor = new Map<number, string>();
 
-  private constructor(private readonly options: QueryPoolOptions) {
+  private constructor(
+    private readonly options: QueryPoolOptions,
+    private readonly launch: WorkerLaunch,
+  ) {
     this.graceMs = options.cancelGraceMs ?? 250;
     this.connections = new ConnectionHealth(options.connectionStates);
     const database = options.databasePath ? path.basename(options.databasePath) : 'the default connection';
@@ -101,6 +106,7 @@ export class QueryPool implements DataAccess {
       databasePath: options.databasePath ?? '',
       // Through the environment: connection URLs may hold passwords, which a process list would show.
       environment: { ANALYST_CONNECTIONS: JSON.stringify(connections), ANALYST_STATEMENT_TIMEOUT_MS: String(options.timeoutMs) },
+      launch,
       workers: options.workers,
       spare: options.spare ?? true,
       ...(options.respawn ? { respawn: options.respawn } : {}),
@@ -126,7 +132,9 @@ export class QueryPool implements DataAccess {
    * const pool = await QueryPool.start({ databasePath: 'data/sample.db', workers: 2, timeoutMs: 30_000, logger });
    */
   static async start(options: QueryPoolOptions): Promise<QueryPool> {
-    const pool = new QueryPool(options);
+    const launch = await workerLaunch();
+    if (launch.built) await buildReducers(definedReducerModules());
+    const pool = new QueryPool(options, launch);
     try {
       await pool.workers.start(options.databasePath ? await fileIdentity(options.databasePath) : undefined);
     } catch (failure) {
@@ -143,7 +151,10 @@ export class QueryPool implements DataAccess {
 
   /** Runs a query description in a worker process, in `caller`'s turn (DataAccess). */
   run<Q extends Query>(query: Q, signal?: AbortSignal, caller?: string): Promise<ResultOf<Q>> {
-    return this.submit(query, signal, caller) as Promise<ResultOf<Q>>;
+    // A built worker imports built reducers: its modules are JavaScript (workerBuild.ts).
+    const sent = this.launch.built ? withBuiltReducer(query) : query;
+    if (sent instanceof Promise) return sent.then((built) => this.submit(built, signal, caller)) as Promise<ResultOf<Q>>;
+    return this.submit(sent, signal, caller) as Promise<ResultOf<Q>>;
   }
 
   stats(): QueryPoolStats {

@@ -41,7 +41,16 @@ export interface DefinedReducer<Options, Row, State, Result> extends Reducer<Opt
  * const merged = await data.run({ kind: 'merge', ..., fold: sumA.with({}) });
  */
 export function defineReducer<Options, Row, State, Result>(moduleUrl: string, name: string, reducer: Reducer<Options, Row, State, Result>): DefinedReducer<Options, Row, State, Result> {
+  definedModules.add(moduleUrl);
   return { ...reducer, module: moduleUrl, name, with: (options) => ({ module: moduleUrl, name, options }) };
+}
+
+/** Modules that defined a reducer in this process, so a pool can build them before its first query. */
+const definedModules = new Set<string>();
+
+/** The module URLs of every reducer defined so far (workerBuild.ts builds them at pool start). */
+export function definedReducerModules(): string[] {
+  return [...definedModules];
 }
 
 const loaded = new Map<string, Reducer<unknown, unknown, unknown, unknown>>();

@@ -1,6 +1,6 @@
 /**
- * Paces the start of replacement worker processes. Starting one costs about a quarter of a CPU
- * second (Node, tsx, better-sqlite3), so a storm of cancelled queries that each cost a restart
+ * Paces the start of replacement worker processes. Starting one costs about a tenth of a CPU
+ * second (Node and better-sqlite3, on the built worker of workerBuild.ts), so a storm of cancelled queries that each cost a restart
  * would starve every other query on a small machine. A token bucket allows a short burst, then
  * a steady rate; consecutive failed starts (data file missing or broken) back off exponentially.
  */

@@ -4,12 +4,9 @@
  * the scheduling; this module only wraps the process and its messages.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FileIdentity } from '../shared/fileIdentity.ts';
+import { TYPESCRIPT_LAUNCH, type WorkerLaunch } from './workerBuild.ts';
 import type { WorkerMessage, WorkerReply, WorkerStartup } from './workerProtocol.ts';
-
-const workerScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'queryWorker.ts');
 
 /** Why a worker did not become ready. */
 export interface StartFailure {
@@ -42,10 +39,11 @@ export class WorkerProcess<Task = unknown> {
   /**
    * @param databasePath the default connection's file ('' when it has none), checked at startup
    * @param environment the connections (ANALYST_CONNECTIONS) and statement timeout, kept out of the process list
+   * @param launch the worker script (built JavaScript, see workerBuild.ts) and Node's flags for it
    */
-  constructor(databasePath: string, events: WorkerEvents<Task>, environment: Record<string, string> = {}) {
-    this.child = fork(workerScript, [databasePath], {
-      execArgv: ['--import', 'tsx'],
+  constructor(databasePath: string, events: WorkerEvents<Task>, environment: Record<string, string> = {}, launch: WorkerLaunch = TYPESCRIPT_LAUNCH) {
+    this.child = fork(launch.script, [databasePath], {
+      execArgv: launch.execArgv,
       env: { ...process.env, ...environment },
       serialization: 'advanced',
       // A worker's stdout goes to stderr: under the MCP stdio server, stdout carries the protocol alone.

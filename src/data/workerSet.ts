@@ -7,12 +7,15 @@
  */
 import { sameFile, type FileIdentity } from '../shared/fileIdentity.ts';
 import { DEFAULT_RESPAWN_LIMITS, RespawnLimiter, type RespawnLimits } from './respawnLimiter.ts';
+import type { WorkerLaunch } from './workerBuild.ts';
 import { WorkerProcess, type StartFailure, type WorkerEvents } from './workerProcess.ts';
 
 export interface WorkerSetOptions<Task> {
   databasePath: string;
   /** The environment every worker gets: its connections (see queryWorker.ts). */
   environment: Record<string, string>;
+  /** How a worker process is started (workerBuild.ts). */
+  launch?: WorkerLaunch;
   workers: number;
   spare: boolean;
   respawn?: Partial<RespawnLimits>;
@@ -51,7 +54,7 @@ export class WorkerSet<Task> {
    */
   async start(identity: FileIdentity | undefined): Promise<void> {
     this.identity = identity;
-    const first = this.slots.map(() => new WorkerProcess<Task>(this.options.databasePath, this.options.events, this.options.environment));
+    const first = this.slots.map(() => new WorkerProcess<Task>(this.options.databasePath, this.options.events, this.options.environment, this.options.launch));
     try {
       await Promise.all(first.map((worker) => worker.ready));
     } catch (failure) {
@@ -162,7 +165,7 @@ export class WorkerSet<Task> {
     }
     this.limiter.take();
     if (countAsRestart) this.options.onRestart();
-    const worker = new WorkerProcess<Task>(this.options.databasePath, this.options.events, this.options.environment);
+    const worker = new WorkerProcess<Task>(this.options.databasePath, this.options.events, this.options.environment, this.options.launch);
     this.starting = worker;
     worker.ready.then(
       (identity) => {
