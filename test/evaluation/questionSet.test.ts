@@ -67,6 +67,23 @@ describe('question files', () => {
     expect(questions[0]).toMatchObject({ id: 'fi-de-dec-result-by-name', expect: { kind: 'answer', figures: ['443,100.00'] } });
   });
 
+  it('reads an answer that names words instead of figures, and amounts it must never state', () => {
+    const [question] = parseQuestionSet(
+      `- id: bpc-forecast
+  question: BPC forecast for Contoso UK?
+  expect: { kind: answer, figures: [], mentions: ['ACTUAL|actuals', BUDGET], never: ['0.00'] }
+`,
+      'mine.yaml',
+    );
+    expect(question?.expect).toEqual({ kind: 'answer', figures: [], mentions: ['ACTUAL|actuals', 'BUDGET'], never: ['0.00'] });
+    expect(problemsOf("- id: nothing\n  question: BPC forecast?\n  expect: { kind: answer, figures: [] }\n")).toContain(
+      "mine.yaml:3 question 1 (id 'nothing') expect.figures: must list at least one figure (or give mentions: the words a reply without figures must contain)",
+    );
+    expect(problemsOf("- id: zero\n  question: BPC forecast?\n  expect: { kind: answer, figures: [], mentions: [ACTUAL], never: [0] }\n")).toContain(
+      "expect.never.0: must be text (quote it in YAML: '443,100.00')",
+    );
+  });
+
   it('reports every bad entry at once, with its line, question and what is expected', () => {
     const message = problemsOf(`- id: fine
   question: FI total for 1000 in December 2024
