@@ -1,7 +1,8 @@
 /**
  * find_outlier_periods: periods whose total deviates sharply from the other periods of the
  * same series (e.g. one company's monthly amounts), scored robustly against the median, ranked,
- * with the expected range. Also reports periods loaded by more load requests than usual.
+ * with the expected range and the rule that flagged each (outliers.ts). Also reports periods
+ * loaded by more load requests than usual.
  */
 import { z } from 'zod';
 import { nameArgument } from '../../src/shared/inputLimits.ts';
@@ -14,8 +15,8 @@ import { periodTotals, type PeriodTotal } from './periodTotals.ts';
 import { findingSummary, presentOutliers } from './presentations.ts';
 import { outliersOutput } from './schemas.ts';
 import { formatAmount } from '../../src/shared/format.ts';
-import { DEFAULT_OUTLIER_THRESHOLD, DEFAULT_OUTLIERS, MAX_OUTLIERS, MAX_PERIOD_ROWS, MIN_DEVIATION_PERCENT, MIN_PERIODS } from './limits.ts';
-import { median, scoreSeries, type ScoredPoint } from './outliers.ts';
+import { DEFAULT_OUTLIER_THRESHOLD, DEFAULT_OUTLIERS, MAX_OUTLIERS, MAX_PERIOD_ROWS, HALF_MEDIAN_SCORE_MARGIN, MIN_DEVIATION_PERCENT, MIN_PERIODS } from './limits.ts';
+import { HALF_MEDIAN_SHARE, median, ruleLabel, ruleText, scoreSeries, type OutlierRules, type ScoredPoint } from './outliers.ts';
 import { periodDimension } from '../../src/catalog/catalog.ts';
 import { describeValues, listText, named, plural, resolveDimensions, resolveScope, technicalDimensions } from './scope.ts';
 
@@ -24,16 +25,39 @@ const input = z.strictObject({
   measure: nameArgument().optional().describe("default: the source's default measure"),
   filters: filtersArgument('e.g. {"company":"1000"}; a period range limits the periods compared'),
   by: z.array(nameArgument()).max(4).optional().describe('one series per value, e.g. ["company"]'),
-  threshold: z.number().min(1).max(50).optional().describe(`robust score flagged from (default ${DEFAULT_OUTLIER_THRESHOLD}); lower finds more`),
+  threshold: z.number().min(1).max(50).optional().describe(`robust score flagged from (default ${DEFAULT_OUTLIER_THRESHOLD}); lower finds more; a period under half the median is flagged from one less`),
   limit: z.number().int().positive().optional().describe(`default ${DEFAULT_OUTLIERS}, at most ${MAX_OUTLIERS}`),
 });
 
 /** Distinct periods read from the source to find periods without any rows. */
 const MAX_KNOWN_PERIODS = 1000;
 
-const METHOD =
-  `Per series, each period's total is compared with the median of the series' periods: score = (total − median) / (1.4826 × MAD), the median absolute deviation (1.2533 × the mean absolute deviation when more than half the periods are equal). ` +
-  `A period is flagged when |score| ≥ threshold and it is at least ${MIN_DEVIATION_PERCENT}% away from the median. Periods without rows count as 0 for summed measures.`;
+/** The cut-offs for a given robust-score threshold. */
+const rulesFor = (threshold: number): OutlierRules => ({ threshold, minDeviationPercent: MIN_DEVIATION_PERCENT, halfMedianThreshold: Math.max(1, threshold - HALF_MEDIAN_SCORE_MARGIN) });
+
+/** The two rules in words, with their thresholds: what `flagged_by` of each outlier refers to. */
+function rulesOf(rules: OutlierRules) {
+  return [
+    {
+      rule: 'robust_score' as const,
+      threshold: rules.threshold,
+      description:
+        `score = (total − median) / (1.4826 × MAD): the period's distance from the series' median in robust standard deviations (MAD: median absolute deviation; 1.2533 × the mean absolute deviation when more than half the periods are equal). ` +
+        `Flagged when |score| ≥ ${rules.threshold} and the period is at least ${rules.minDeviationPercent}% away from the median.`,
+    },
+    {
+      rule: 'below_half_median' as const,
+      threshold: rules.halfMedianThreshold,
+      description:
+        `Flagged when the period is under ${HALF_MEDIAN_SHARE} × the median (less than half the usual amount, zero, or the other sign: a loss month of a profitable company) and |score| ≥ ${rules.halfMedianThreshold}. ` +
+        `Catches what the score misses on short seasonal series, whose spread is wide; high periods are judged by the score alone.`,
+    },
+  ];
+}
+
+const method = (rules: OutlierRules) =>
+  `Each period's total is compared with the other periods of its series. Rule robust_score: |(total − median) / (1.4826 × MAD)| ≥ ${rules.threshold} and at least ${rules.minDeviationPercent}% from the median. ` +
+  `Rule below_half_median: under half the median (or zero, or the other sign) and |score| ≥ ${rules.halfMedianThreshold}. Each outlier's flagged_by names the rules it met. Periods without rows count as 0 for summed measures.`;
 
 export const findOutlierPeriods = defineTool({
   name: 'find_outlier_periods',
@@ -83,7 +107,8 @@ export const findOutlierPeriods = defineTool({
     }
 
     const periods = await periodsInScope(totals.rows, source, period, scope.filters.conditions, context);
-    const scored = scoreAll(totals.rows, periods, measure, threshold);
+    const rules = rulesFor(threshold);
+    const scored = scoreAll(totals.rows, periods, measure, rules);
     if (scored.skipped > 0) notes.push(`${plural(scored.skipped, 'series')} with fewer than ${MIN_PERIODS} periods could not be judged.`);
     const flagged = scored.points.filter((p) => p.flagged).sort((x, y) => Math.abs(y.score) - Math.abs(x.score) || x.order - y.order);
     const loads = scored.points.filter((p) => p.loads !== undefined && p.usualLoads !== undefined && p.loads > p.usualLoads && p.loads > 1);
@@ -97,7 +122,9 @@ export const findOutlierPeriods = defineTool({
       deviation: p.deviation,
       deviation_percent: p.deviationPercent,
       score: p.score,
-      direction: p.deviation > 0 ? 'high' : 'low',
+      direction: p.deviation > 0 ? ('high' as const) : ('low' as const),
+      flagged_by: p.flaggedBy,
+      flag_reason: p.flaggedBy.map(ruleText).join('; '),
       records: p.records,
       ...(p.loads !== undefined && load ? { load_requests: p.loads } : {}),
     });
@@ -107,14 +134,15 @@ export const findOutlierPeriods = defineTool({
       by: series.map((d) => d.name),
       filters: scope.filters.applied,
       threshold,
-      method: METHOD,
+      method: method(rules),
+      rules: rulesOf(rules),
       series_checked: scored.series,
       periods_checked: scored.periods.length,
       outliers: flagged.slice(0, limit).map(row),
       outlier_count: flagged.length,
       truncated: flagged.length > limit,
       ...(load ? { multiple_load_requests: loads.slice(0, limit).map((p) => ({ ...p.series, period: p.period, load_requests: p.loads, usual_load_requests: p.usualLoads })) } : {}),
-      finding: finding(source.name, scope.filters.applied, by, currency, unit, scored, flagged, loads, threshold, load),
+      finding: finding(source.name, scope.filters.applied, by, currency, unit, scored, flagged, loads, rules, load),
       ...(notes.length ? { notes } : {}),
       sql: totals.sql,
     };
@@ -142,7 +170,7 @@ async function periodsInScope(rows: PeriodTotal[], source: Source, period: Dimen
 }
 
 /** Groups the totals into series, fills periods without rows (0 for sums and counts), scores each series. */
-function scoreAll(rows: PeriodTotal[], periods: string[], measure: Measure, threshold: number) {
+function scoreAll(rows: PeriodTotal[], periods: string[], measure: Measure, rules: OutlierRules) {
   const bySeries = new Map<string, PeriodTotal[]>();
   for (const row of rows) {
     const key = JSON.stringify(row.series);
@@ -167,7 +195,7 @@ function scoreAll(rows: PeriodTotal[], periods: string[], measure: Measure, thre
       skipped += 1;
       continue;
     }
-    const score = scoreSeries(seriesPoints, threshold, MIN_DEVIATION_PERCENT);
+    const score = scoreSeries(seriesPoints, rules);
     const loadCounts = seriesPoints.flatMap((p) => (p.loads === undefined || p.records === 0 ? [] : [p.loads]));
     const usualLoads = loadCounts.length ? median(loadCounts) : undefined;
     for (const point of score.points) points.push({ ...point, series: list[0]!.series, median: score.median, usualLoads, order: order++, periodsInSeries: seriesPoints.length });
@@ -185,6 +213,12 @@ function periodText(period: string): string {
   return described === period ? period : `${described} (${period})`;
 }
 
+/** "Flagged by robust score 4.25 ≥ 3.5.", and when only below_half_median flagged it, that the score alone would not have. */
+function flaggedText(point: Scored, threshold: number): string {
+  const scoreMissed = !point.flaggedBy.some((hit) => hit.rule === 'robust_score');
+  return `Flagged by ${point.flaggedBy.map(ruleText).join(' and ')}${scoreMissed ? `; its robust score alone (${Math.abs(point.score)}) stays under ${threshold}` : ''}.`;
+}
+
 const signed = (value: number, unit: string | null | undefined) => `${value > 0 ? '+' : ''}${formatAmount(value, unit)}`;
 
 function finding(
@@ -196,7 +230,7 @@ function finding(
   scored: ReturnType<typeof scoreAll>,
   flagged: Scored[],
   loads: Scored[],
-  threshold: number,
+  rules: OutlierRules,
   load: Dimension | undefined,
 ): string {
   const scope = describeValues(filters);
@@ -209,16 +243,16 @@ function finding(
   const top = flagged[0];
   if (!top) {
     parts.push(
-      `No period of ${sourceName}${scope ? ` for ${scope}` : ''} deviates sharply: all ${plural(scored.periods.length, 'period')}${scored.series > 1 ? ` of ${scored.series} series` : ''} lie within a score of ${threshold} of their median (or less than ${MIN_DEVIATION_PERCENT}% from it).`,
+      `No period of ${sourceName}${scope ? ` for ${scope}` : ''} deviates sharply: all ${plural(scored.periods.length, 'period')}${scored.series > 1 ? ` of ${scored.series} series` : ''} lie within a robust score of ${rules.threshold} of their median (or less than ${rules.minDeviationPercent}% from it), and none under half the median reaches a score of ${rules.halfMedianThreshold}.`,
     );
   } else {
     const where = seriesText(top, by);
     const unit = unitOf(top);
     const percent = top.deviationPercent === null ? '' : `${top.deviationPercent > 0 ? '+' : ''}${top.deviationPercent.toFixed(1)}%, `;
     parts.push(
-      `${periodText(top.period)}${where ? ` for ${where}` : ''} stands out in ${sourceName}${scope ? ` for ${scope}` : ''}: ${formatAmount(top.value, unit)} against a median of ${formatAmount(top.median, unit)} over ${top.periodsInSeries} periods (expected ${formatAmount(top.low, unit)} to ${formatAmount(top.high, unit)}): ${signed(top.deviation, unit)} (${percent}score ${top.score}).`,
+      `${periodText(top.period)}${where ? ` for ${where}` : ''} stands out in ${sourceName}${scope ? ` for ${scope}` : ''}: ${formatAmount(top.value, unit)} against a median of ${formatAmount(top.median, unit)} over ${top.periodsInSeries} periods (expected ${formatAmount(top.low, unit)} to ${formatAmount(top.high, unit)}): ${signed(top.deviation, unit)} (${percent}score ${top.score}). ${flaggedText(top, rules.threshold)}`,
     );
-    const others = flagged.slice(1, 4).map((p) => `${periodText(p.period)}${by.length ? ` for ${seriesText(p, by)}` : ''} (${p.deviation > 0 ? 'high' : 'low'}, score ${p.score})`);
+    const others = flagged.slice(1, 4).map((p) => `${periodText(p.period)}${by.length ? ` for ${seriesText(p, by)}` : ''} (${p.deviation > 0 ? 'high' : 'low'}, score ${p.score}, ${p.flaggedBy.map((hit) => ruleLabel(hit.rule)).join(' and ')})`);
     if (others.length) parts.push(`Also flagged: ${listText(others)}${flagged.length > 4 ? ` and ${flagged.length - 4} more` : ''}.`);
     else parts.push(`No other period is flagged${scored.series > 1 ? ` in the ${scored.series} series` : ''}.`);
   }

@@ -64,10 +64,10 @@ export function presentBlanks(result: { source: string; finding: string; dimensi
 }
 
 /**
- * The periods whose totals deviate, and the finding.
+ * The periods whose totals deviate, each with the rule that flagged it (`flag_reason`), and the finding.
  * @example
  * presentOutliers(result).views[0]?.title // 'fi_reporting: outlier periods'
  */
 export function presentOutliers(result: { source: string; finding: string; outliers: Row[] }): PresentationSpec {
-  return { caption: result.source, views: table(result.outliers, ['outliers'], `${result.source}: outlier periods`, ['outliers', result.source], [result.finding], ['expected_range']) };
+  return { caption: result.source, views: table(result.outliers, ['outliers'], `${result.source}: outlier periods`, ['outliers', result.source], [result.finding], ['expected_range', 'flagged_by']) };
 }

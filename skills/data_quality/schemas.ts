@@ -47,15 +47,31 @@ export const blanksOutput = z.object({
   clean_dimensions: z.array(z.string()),
 });
 
+const outlierRule = z.enum(['robust_score', 'below_half_median']);
+
+/** One flagged period: the series' dimension values, its figures, and the rules that flagged it. */
+const outlierPeriod = z.looseObject({
+  period: z.string(),
+  value: z.number(),
+  median: z.number(),
+  score: z.number(),
+  direction: z.enum(['high', 'low']),
+  flagged_by: z
+    .array(z.object({ rule: outlierRule, measured: z.number().describe('|score|'), threshold: z.number(), share_of_median: z.number().optional().describe('below_half_median: value / median') }))
+    .min(1),
+  flag_reason: z.string().describe("the rules in words, e.g. 'robust score 4.25 ≥ 3.5'"),
+});
+
 export const outliersOutput = z.object({
   ...common,
   measure: measureReference,
   by: z.array(z.string()),
-  threshold: z.number(),
+  threshold: z.number().describe('the robust_score threshold'),
   method: z.string(),
+  rules: z.array(z.object({ rule: outlierRule, threshold: z.number(), description: z.string() })).describe('every rule that can flag a period, with its threshold'),
   series_checked: z.number(),
   periods_checked: z.number(),
-  outliers: rows,
+  outliers: z.array(outlierPeriod),
   outlier_count: z.number(),
   truncated: z.boolean(),
   multiple_load_requests: rows.optional(),

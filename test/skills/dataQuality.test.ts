@@ -242,11 +242,13 @@ describe('find_outlier_periods', () => {
         period: '2024012',
         value: 443100,
         median: 264500,
-        expected_range: { low: 117389.01, high: 411610.99 },
+        expected_range: { low: 132250, high: 411610.99 },
         deviation: 178600,
         deviation_percent: 67.52,
         score: 4.25,
         direction: 'high',
+        flagged_by: [{ rule: 'robust_score', measured: 4.25, threshold: 3.5 }],
+        flag_reason: 'robust score 4.25 ≥ 3.5',
         records: 74,
         load_requests: 2,
       },
@@ -256,13 +258,23 @@ describe('find_outlier_periods', () => {
     expect(result.finding).toMatch(/No other period is flagged\. December 2024 \(2024012\) was loaded by 2 load requests \(usually 1\)/);
   });
 
-  it('split by company, flags only 1000 / December; the clean acquisition layer flags nothing', async () => {
+  it('split by company, flags 1000 / December (the duplicated load) and the months under half the usual result; the acquisition layer, without the duplicate, only those months', async () => {
     const result = await run('find_outlier_periods', { source: 'fi_reporting', by: ['company'] });
     expect(result.series_checked).toBe(3);
-    expect(result.outliers.map((o: any) => [o.company, o.period])).toEqual([['1000', '2024012']]);
-    const clean = await run('find_outlier_periods', { source: 'fi_acquisition', by: ['company'] });
+    expect(result.outliers.map((o: any) => [o.company, o.period, o.flagged_by.map((f: any) => f.rule)])).toEqual([
+      ['1000', '2024012', ['robust_score']],
+      ['2000', '2024011', ['below_half_median']],
+      ['3000', '2024008', ['below_half_median']],
+    ]);
+    const acquisition = await run('find_outlier_periods', { source: 'fi_acquisition', by: ['company'] });
+    expect(acquisition).toMatchObject({ outlier_count: 2, multiple_load_requests: [] });
+    expect(acquisition.outliers.map((o: any) => [o.company, o.period])).toEqual([
+      ['2000', '2024011'],
+      ['3000', '2024008'],
+    ]);
+    const clean = await run('find_outlier_periods', { source: 'fi_acquisition', by: ['company'], filters: { company: '1000' } });
     expect(clean).toMatchObject({ outliers: [], outlier_count: 0, multiple_load_requests: [] });
-    expect(clean.finding).toMatch(/^No period of fi_acquisition deviates sharply/);
+    expect(clean.finding).toMatch(/^No period of fi_acquisition for company 1000 deviates sharply/);
   });
 
   it('on revenue alone the copies stay inside the monthly swing, but the second load request still shows', async () => {
@@ -296,30 +308,33 @@ describe('find_outlier_periods', () => {
   });
 });
 
+/** The robust score alone (below_half_median off), as before that rule existed. */
+const rules = (threshold: number, minDeviationPercent: number) => ({ threshold, minDeviationPercent, halfMedianThreshold: Infinity });
+
 describe('robust period scores', () => {
   it('uses the median and the MAD, so one extreme value cannot hide itself', () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2.5);
     const points = [100, 102, 98, 101, 99, 100, 400].map((value, index) => ({ period: `202400${index + 1}`, value, records: 1, loads: undefined }));
-    const scored = scoreSeries(points, 3.5, 5);
+    const scored = scoreSeries(points, rules(3.5, 5));
     expect(scored).toMatchObject({ median: 100, method: 'mad' });
     expect(scored.points.filter((p) => p.flagged).map((p) => p.period)).toEqual(['2024007']);
   });
 
   it('falls back to the mean absolute deviation when most periods are equal, and flags nothing in a constant series', () => {
     const flat = [50, 50, 50, 50, 50, 80].map((value, index) => ({ period: String(index), value, records: 1, loads: undefined }));
-    const scored = scoreSeries(flat, 3.5, 5);
+    const scored = scoreSeries(flat, rules(3.5, 5));
     expect(scored.method).toBe('mean_absolute_deviation');
     expect(scored.points.filter((p) => p.flagged).map((p) => p.value)).toEqual([80]);
-    const constant = scoreSeries(flat.map((p) => ({ ...p, value: 50 })), 3.5, 5);
+    const constant = scoreSeries(flat.map((p) => ({ ...p, value: 50 })), rules(3.5, 5));
     expect(constant.method).toBe('constant');
     expect(constant.points.some((p) => p.flagged)).toBe(false);
   });
 
   it('does not flag a deviation below the minimum percent, however tight the series', () => {
     const tight = [1000, 1000.5, 999.5, 1000, 1000.2, 1010].map((value, index) => ({ period: String(index), value, records: 1, loads: undefined }));
-    expect(scoreSeries(tight, 3.5, 5).points.some((p) => p.flagged)).toBe(false);
-    expect(scoreSeries(tight, 3.5, 0.5).points.filter((p) => p.flagged).map((p) => p.value)).toEqual([1010]);
+    expect(scoreSeries(tight, rules(3.5, 5)).points.some((p) => p.flagged)).toBe(false);
+    expect(scoreSeries(tight, rules(3.5, 0.5)).points.filter((p) => p.flagged).map((p) => p.value)).toEqual([1010]);
   });
 });
 
