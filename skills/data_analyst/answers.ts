@@ -67,7 +67,10 @@ export function comparisonAnswer(result: Json, explanation: Json | undefined, f:
     // The tool's percentage is the size of the gap; its sign is the difference's (a − b).
     const percent = total.difference_percent === null ? '' : ` (${f.percent(Math.sign(total.difference) * Math.abs(total.difference_percent))} of ${labelA})`;
     lines.push(
-      `- ${labelA}: ${f.amount(total.total_a, currency)}; ${labelB}: ${f.amount(total.total_b, currency)}; difference: ${f.amount(total.difference, currency)}${percent}.`,
+      // A side without rows is said as such, never as 0.00 (compare_sources' sides_without_rows).
+      result.sides_without_rows?.length
+        ? `- ${labelA}: ${result.sides_without_rows.includes('a') ? 'no rows' : f.amount(total.total_a, currency)}; ${labelB}: ${result.sides_without_rows.includes('b') ? 'no rows' : f.amount(total.total_b, currency)}.`
+        : `- ${labelA}: ${f.amount(total.total_a, currency)}; ${labelB}: ${f.amount(total.total_b, currency)}; difference: ${f.amount(total.difference, currency)}${percent}.`,
     );
   }
   lines.push(result.interpretation);

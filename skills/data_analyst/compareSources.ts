@@ -9,7 +9,7 @@ import { thresholdSchema } from '../../src/catalog/schema.ts';
 import { reconcile, type ComparisonOutcome, type KeyExpression, type Thresholds } from './classification.ts';
 import { briefForModel, defineTool, filtersArgument, ToolError, type ToolContext } from '../../src/skills/api.ts';
 import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
-import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
+import { checkFilterValuesExist, listedValuesNotHeld, type ValueNotHeld } from '../../src/skills/filterValues.ts';
 import { interpretComparison } from './interpretation.ts';
 import { rememberComparison, STORED_DIFFERENCES } from './comparisonStore.ts';
 import { presentComparison } from './presentations.ts';
@@ -49,7 +49,7 @@ export const compareSources = defineTool({
   output,
   handler: async (args, context) => {
     const shown = args.top ?? DEFAULT_TOP_DIFFERENCES;
-    const result = await compare({ ...args, top: Math.max(shown, STORED_DIFFERENCES) }, context);
+    const result = await compare({ ...args, top: Math.max(shown, STORED_DIFFERENCES) }, context, { checkSides: true });
     const comparisonId = await rememberComparison(context, { args: { ...args }, result });
     return {
       comparison_id: comparisonId,
@@ -62,8 +62,19 @@ export const compareSources = defineTool({
   present: presentComparison,
 });
 
+/** How compare() treats a side without rows. */
+export interface CompareOptions {
+  /**
+   * A side without rows (or a listed filter value no row holds) is checked: a value the source
+   * does not hold is an error, an empty combination is said as "no rows", never a 0.00 side.
+   * For the comparison a caller asked for; explain_difference's drill-downs leave it off (a row
+   * only in one source is what they explain).
+   */
+  checkSides?: boolean;
+}
+
 /** Runs a comparison as compare_sources describes it; explain_difference reuses it to drill down. */
-export async function compare(args: CompareArguments, context: ToolContext) {
+export async function compare(args: CompareArguments, context: ToolContext, options: CompareOptions = {}) {
   const { catalog } = context;
   const sourceA = findSource(catalog, args.source_a);
   const sourceB = findSource(catalog, args.source_b);
@@ -91,11 +102,24 @@ export async function compare(args: CompareArguments, context: ToolContext) {
     currencyKeyIndex: currencyKey.index,
     preAggregate: alignOn.every((name) => sourceA.dimensions.get(name)!.cardinality === 'low' && sourceB.dimensions.get(name)!.cardinality === 'low'),
   }, context.signal);
+  const names = { a: labelOf(sourceA, filtersA.applied, sourceB, filtersB.applied, 'a'), b: labelOf(sourceA, filtersA.applied, sourceB, filtersB.applied, 'b') };
+  const sides = { a: { source: sourceA, filters: filtersA }, b: { source: sourceB, filters: filtersB } };
+  const withoutRows = emptySides(outcome);
+  const notHeld: (ValueNotHeld & { side: 'a' | 'b' })[] = [];
   if (outcome.alignedRows === 0) await explainNoRows(sourceA, sourceB, filtersA.conditions, filtersB.conditions, context, notes);
+  else if (options.checkSides) {
+    for (const side of ['a', 'b'] as const) {
+      const { source, filters } = sides[side];
+      const details = { side };
+      if (withoutRows.includes(side)) await checkFilterValuesExist(source, filters.conditions, context, { details });
+      else notHeld.push(...(await listedValuesNotHeld(source, filters.conditions, context)).map((value) => ({ side, ...value })));
+    }
+    for (const value of notHeld) notes.push(`Side ${value.side}: ${value.statement} Its figures cover the other listed values only.`);
+    for (const side of withoutRows) notes.push(`${names[side]} has no rows for ${describeApplied(sides[side].filters.applied)} (each filter value exists on its own): its side is empty, not a total of 0.00.`);
+  }
   for (const [side, filters] of [['a', filtersA], ['b', filtersB]] as const) {
     if (Object.keys(filters.defaultsApplied).length > 0) notes.push(`Default filters applied to side ${side}: ${JSON.stringify(filters.defaultsApplied)}.`);
   }
-  const names = { a: labelOf(sourceA, filtersA.applied, sourceB, filtersB.applied, 'a'), b: labelOf(sourceA, filtersA.applied, sourceB, filtersB.applied, 'b') };
   return {
     source_a: sourceA.name,
     source_b: sourceB.name,
@@ -114,7 +138,9 @@ export async function compare(args: CompareArguments, context: ToolContext) {
       difference_percent: row.percent,
       status: row.status,
     })),
-    interpretation: interpretComparison(outcome, names),
+    interpretation: interpretComparison(outcome, names, withoutRows),
+    ...(withoutRows.length ? { sides_without_rows: withoutRows } : {}),
+    ...(notHeld.length ? { values_not_held: notHeld } : {}),
     ...(notes.length ? { notes } : {}),
   };
 }
@@ -187,6 +213,26 @@ async function explainNoRows(a: Source, b: Source, conditionsA: Condition[], con
   await checkFilterValuesExist(a, conditionsA, context);
   await checkFilterValuesExist(b, conditionsB, context);
   notes.push('Neither side has rows for this combination of filters (each filter value exists on its own).');
+}
+
+/** The sides no aligned row has a value on: every row is only in the other side (both when there are none). */
+function emptySides(outcome: Pick<ComparisonOutcome, 'alignedRows' | 'counts'>): ('a' | 'b')[] {
+  const { alignedRows, counts } = outcome;
+  if (alignedRows === 0) return ['a', 'b'];
+  return [...(counts.only_in_b === alignedRows ? ['a' as const] : []), ...(counts.only_in_a === alignedRows ? ['b' as const] : [])];
+}
+
+/** "company 1000, audit trail ADJ_MANUAL, period 2024001–2024012": applied filters in words. */
+function describeApplied(applied: Record<string, unknown>): string {
+  const show = (value: unknown): string => {
+    if (Array.isArray(value)) return value.map(show).join(' or ');
+    if (value !== null && typeof value === 'object') {
+      const range = value as { from?: string; to?: string };
+      return `${range.from ?? '…'}–${range.to ?? '…'}`;
+    }
+    return value === null ? '(blank)' : String(value);
+  };
+  return Object.entries(applied).map(([name, value]) => `${name.replace(/_/g, ' ')} ${show(value)}`).join(', ') || 'these filters';
 }
 
 /** "fi_reporting", or "consolidation_mart (BUDGET)" when both sides are the same source. */

@@ -36,7 +36,7 @@ const input = z
   .refine((value) => value.comparison_id !== undefined || value.comparison !== undefined, { error: 'give comparison_id or comparison' });
 
 type Key = Record<string, string | null>;
-type Overview = Pick<ComparisonResult, 'align_on' | 'summary' | 'top_differences'>;
+type Overview = Pick<ComparisonResult, 'align_on' | 'summary' | 'top_differences' | 'sides_without_rows'>;
 
 export const explainDifference = defineTool({
   name: 'explain_difference',
@@ -46,9 +46,16 @@ export const explainDifference = defineTool({
   handler: async (args, context) => {
     const stored = args.comparison_id ? await recallComparison(context, args.comparison_id) : undefined;
     const base: CompareArguments = stored ? (stored.args as CompareArguments) : args.comparison!;
-    const overview = (stored ? stored.result : await compare({ ...base, top: 1 }, context)) as unknown as Overview;
+    const overview = (stored ? stored.result : await compare({ ...base, top: 1 }, context, { checkSides: true })) as unknown as Overview;
     const sourceA = findSource(context.catalog, base.source_a);
     const sourceB = findSource(context.catalog, base.source_b);
+    const empty = overview.sides_without_rows?.length === 1 ? overview.sides_without_rows[0]! : undefined;
+    if (empty) {
+      // No drivers, offsets or rates to find: one side simply has no rows for these filters.
+      const labels = sideLabels(base);
+      const [emptyName, otherName] = empty === 'a' ? labels : [labels[1], labels[0]];
+      return { explanation: `There is no gap to explain: ${emptyName} has no rows for these filters, so every figure is only in ${otherName}.`, summary: overview.summary };
+    }
     // The currency key may be a fixed currency rather than a dimension: the gap picks it instead.
     const alignOn = overview.align_on.filter((d) => d !== 'currency');
     const target = chooseTarget(overview, args.key, alignOn, currencyDimension(base, sourceA, sourceB));

@@ -8,9 +8,16 @@ import { formatAmount, formatPercent } from '../../src/shared/format.ts';
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** E.g. "Major differences: 1 of 1 aligned rows differ beyond the minor thresholds. Largest: company 1000, period 2024012: fi_reporting is higher by 110,000.00 EUR (9.1%)." */
-export function interpretComparison(outcome: ComparisonOutcome, names: { a: string; b: string }): string {
+export function interpretComparison(outcome: ComparisonOutcome, names: { a: string; b: string }, withoutRows: readonly ('a' | 'b')[] = []): string {
   const { counts, alignedRows } = outcome;
   if (alignedRows === 0) return 'Nothing to compare: neither side has rows for these filters.';
+  const empty = withoutRows.length === 1 ? withoutRows[0]! : undefined;
+  // A side with no rows is no side of 0.00: there is nothing to reconcile, only the other side's figures.
+  if (empty) {
+    const other = empty === 'a' ? 'b' : 'a';
+    const held = outcome.totals.map((t) => formatAmount(t[other], t.currency)).join(' and ');
+    return `Nothing to reconcile: ${names[empty]} has no rows for these filters; ${names[other]} has ${held} in ${plural(alignedRows, 'aligned row')}.`;
+  }
   const matchShare = (counts.match / alignedRows) * 100;
   const parts: string[] = [];
   const problems = [

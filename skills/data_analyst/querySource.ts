@@ -8,10 +8,10 @@ import { resolveFilters, toWhere } from '../../src/catalog/filters.ts';
 import { roundAmount } from '../../src/shared/amounts.ts';
 import { aggregateOf, briefForModel, defineTool, filtersArgument, ToolError, type Row } from '../../src/skills/api.ts';
 import { presentQuery } from './presentations.ts';
-import { appliedFilters } from './schemas.ts';
+import { appliedFilters, valuesNotHeld } from './schemas.ts';
 import { describeQuery } from './summaries.ts';
 import { closestMatch } from '../../src/shared/closestMatch.ts';
-import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
+import { checkFilterValuesExist, listedValuesNotHeld, type ValueNotHeld } from '../../src/skills/filterValues.ts';
 import { MAX_ORDER_BY_CHARS, nameArgument } from '../../src/shared/inputLimits.ts';
 import { DEFAULT_QUERY_ROWS, MAX_QUERY_ROWS, MAX_ROWS_CHARS } from './limits.ts';
 
@@ -40,6 +40,7 @@ const output = z.object({
   row_count: z.number(),
   total_rows: z.number(),
   truncated: z.boolean(),
+  values_not_held: valuesNotHeld.optional(),
   notes: z.array(z.string()).optional(),
   sql: z.string(),
 });
@@ -75,6 +76,9 @@ export const querySource = defineTool({
       await checkFilterValuesExist(source, filters.conditions, context);
       notes.push('No rows match this combination of filters (each filter value exists on its own).');
     }
+    // A listed value no row holds would vanish silently from the figures: flagged and said.
+    const notHeld: ValueNotHeld[] = result.rows.length > 0 ? await listedValuesNotHeld(source, filters.conditions, context) : [];
+    for (const value of notHeld) notes.push(`${value.statement} The figures cover the other listed values only.`);
     const rows = result.rows.map((row) => roundMeasures(row, measures));
     const fitted = fitRows(rows);
     if (fitted.length < rows.length) notes.push(`Only the first ${fitted.length} rows fit in one result; narrow the filters or group by fewer dimensions.`);
@@ -90,6 +94,7 @@ export const querySource = defineTool({
       row_count: fitted.length,
       total_rows: result.total ?? 0,
       truncated: (result.total ?? 0) > fitted.length,
+      ...(notHeld.length ? { values_not_held: notHeld } : {}),
       ...(notes.length ? { notes } : {}),
       sql: result.sql,
     };

@@ -29,6 +29,20 @@ export const comparisonSummary = z.object({
   totals: z.array(comparisonTotal),
 });
 
+/** Listed filter values no row of the source holds: left out of the figures, said rather than counted as 0. */
+export const valuesNotHeld = z
+  .array(
+    z.object({
+      side: z.enum(['a', 'b']).optional(),
+      code: z.enum(['value_not_held', 'unknown_value']),
+      dimension: z.string(),
+      value: z.string().nullable(),
+      held_by: z.array(z.string()).describe('sources that hold the value, most alike first'),
+      statement: z.string(),
+    }),
+  )
+  .describe('listed filter values no row holds (the figures cover the other listed values)');
+
 /** One aligned row that differs: its key (dimension fields), both sides, the difference and its status. */
 export const differenceRow = z.looseObject({
   a: z.number().nullable(),
@@ -55,6 +69,8 @@ export const comparisonOutput = z.object({
   summary: comparisonSummary,
   top_differences: z.array(differenceRow),
   interpretation: z.string(),
+  sides_without_rows: z.array(z.enum(['a', 'b'])).optional().describe('sides with no row for their filters: no total of 0.00, nothing to reconcile'),
+  values_not_held: valuesNotHeld.optional(),
   notes: z.array(z.string()).optional(),
 });
 

@@ -21,19 +21,21 @@ export function describeComparison(result: Json): string {
     .map((key) => `${String(summary[key])} ${key}`);
   const alignedRows = summary.aligned_rows;
   const aligned = typeof alignedRows === 'number' ? `${alignedRows} aligned row${alignedRows === 1 ? '' : 's'}${counts.length ? `: ${counts.join(', ')}` : ''}.` : '';
+  const empty = Array.isArray(result.sides_without_rows) ? result.sides_without_rows : [];
   const totals = Array.isArray(summary.totals)
     ? summary.totals
         .filter(isObject)
         .map((t) => {
           const currency = typeof t.currency === 'string' ? t.currency : null;
-          return `Total ${amount(t.total_a, currency)} vs ${amount(t.total_b, currency)}.`;
+          const side = (name: string, value: unknown) => (empty.includes(name) ? 'no rows' : amount(value, currency));
+          return `Total ${side('a', t.total_a)} vs ${side('b', t.total_b)}.`;
         })
         .join(' ')
     : '';
   // The counts say how the rows align; of the interpretation, the largest gap is what they do not say.
   const interpretation = typeof result.interpretation === 'string' ? result.interpretation : '';
   const largestGap = aligned ? /Largest gap\b.*$/.exec(interpretation)?.[0] : undefined;
-  const reading = largestGap ?? (aligned && /^(Full alignment|Nothing to compare)/.test(interpretation) ? '' : interpretation);
+  const reading = largestGap ?? (aligned && /^(Full alignment|Nothing to compare: neither)/.test(interpretation) ? '' : interpretation);
   return `compare_sources ${String(result.source_a)} vs ${String(result.source_b)}${measureText}${id}: ${[aligned, reading, totals].filter(Boolean).join(' ')}`;
 }
 

@@ -14,6 +14,7 @@ export type ToolErrorCode =
   | 'unknown_measure'
   | 'unknown_dimension'
   | 'unknown_value'
+  | 'value_not_held'
   | 'invalid_value'
   | 'not_comparable'
   | 'query_failed'
