@@ -12,7 +12,7 @@ import { silentLogger } from '../src/logging/logger.ts';
 import { loadSkills } from '../src/skills/loader.ts';
 import { SkillRegistry } from '../src/skills/registry.ts';
 
-const database = openDataDatabase(path.join(projectRoot, process.argv[2] ?? 'data/sample.db'));
+const database = openDataDatabase(path.resolve(projectRoot, process.argv[2] ?? 'data/sample.db'));
 const catalog = loadCatalog(path.join(projectRoot, 'data/sources.yaml'), { columnsOf: (t) => tableColumns(database, t) });
 const registry = new SkillRegistry(await loadSkills(path.join(projectRoot, 'skills')));
 const context = { catalog, data: createDataAccess(database), logger: silentLogger() };

@@ -16,7 +16,7 @@ import { findingSummary, presentOutliers } from './presentations.ts';
 import { outliersOutput } from './schemas.ts';
 import { formatAmount } from '../../src/shared/format.ts';
 import { DEFAULT_OUTLIER_THRESHOLD, DEFAULT_OUTLIERS, MAX_OUTLIERS, MAX_PERIOD_ROWS, HALF_MEDIAN_SCORE_MARGIN, MIN_DEVIATION_PERCENT, MIN_PERIODS } from './limits.ts';
-import { HALF_MEDIAN_SHARE, median, ruleLabel, ruleText, scoreSeries, type OutlierRules, type ScoredPoint } from './outliers.ts';
+import { HALF_MEDIAN_SHARE, median, ruleShort, ruleText, scoreSeries, type OutlierRules, type ScoredPoint } from './outliers.ts';
 import { periodDimension } from '../../src/catalog/catalog.ts';
 import { describeValues, listText, named, plural, resolveDimensions, resolveScope, technicalDimensions } from './scope.ts';
 
@@ -216,7 +216,7 @@ function periodText(period: string): string {
 /** "Flagged by robust score 4.25 ≥ 3.5.", and when only below_half_median flagged it, that the score alone would not have. */
 function flaggedText(point: Scored, threshold: number): string {
   const scoreMissed = !point.flaggedBy.some((hit) => hit.rule === 'robust_score');
-  return `Flagged by ${point.flaggedBy.map(ruleText).join(' and ')}${scoreMissed ? `; its robust score alone (${Math.abs(point.score)}) stays under ${threshold}` : ''}.`;
+  return `Flagged by ${point.flaggedBy.map(ruleText).join(', and by ')}${scoreMissed ? `; its robust score alone (${Math.abs(point.score)}) stays under ${threshold}` : ''}.`;
 }
 
 const signed = (value: number, unit: string | null | undefined) => `${value > 0 ? '+' : ''}${formatAmount(value, unit)}`;
@@ -252,7 +252,7 @@ function finding(
     parts.push(
       `${periodText(top.period)}${where ? ` for ${where}` : ''} stands out in ${sourceName}${scope ? ` for ${scope}` : ''}: ${formatAmount(top.value, unit)} against a median of ${formatAmount(top.median, unit)} over ${top.periodsInSeries} periods (expected ${formatAmount(top.low, unit)} to ${formatAmount(top.high, unit)}): ${signed(top.deviation, unit)} (${percent}score ${top.score}). ${flaggedText(top, rules.threshold)}`,
     );
-    const others = flagged.slice(1, 4).map((p) => `${periodText(p.period)}${by.length ? ` for ${seriesText(p, by)}` : ''} (${p.deviation > 0 ? 'high' : 'low'}, score ${p.score}, ${p.flaggedBy.map((hit) => ruleLabel(hit.rule)).join(' and ')})`);
+    const others = flagged.slice(1, 4).map((p) => `${periodText(p.period)}${by.length ? ` for ${seriesText(p, by)}` : ''} (${p.deviation > 0 ? 'high' : 'low'}, score ${p.score}: ${p.flaggedBy.map(ruleShort).join(' and ')})`);
     if (others.length) parts.push(`Also flagged: ${listText(others)}${flagged.length > 4 ? ` and ${flagged.length - 4} more` : ''}.`);
     else parts.push(`No other period is flagged${scored.series > 1 ? ` in the ${scored.series} series` : ''}.`);
   }

@@ -148,22 +148,22 @@ export function scoreSeries(points: readonly SeriesPoint[], rules: OutlierRules)
  * One rule hit in words, for tables and findings.
  * @example
  * ruleText({ rule: 'robust_score', measured: 4.25, threshold: 3.5 }) // 'robust score 4.25 ≥ 3.5'
- * ruleText({ rule: 'below_half_median', measured: 3.05, threshold: 2.5, share_of_median: 0.34 }) // 'below half the median (0.34 × the median; under 0.5) and robust score 3.05 ≥ 2.5'
+ * ruleText({ rule: 'below_half_median', measured: 3.05, threshold: 2.5, share_of_median: 0.34 }) // 'below half the median (0.34 × the median; under 0.5) with robust score 3.05 ≥ 2.5'
  */
 export function ruleText(hit: RuleHit): string {
   if (hit.rule === 'robust_score') return `robust score ${hit.measured} ≥ ${hit.threshold}`;
   const share = hit.share_of_median ?? 0;
   const where = share === 0 ? 'at zero' : `${share} × the median${share < 0 ? ', past zero' : ''}`;
-  return `below half the median (${where}; under ${HALF_MEDIAN_SHARE}) and robust score ${hit.measured} ≥ ${hit.threshold}`;
+  return `below half the median (${where}; under ${HALF_MEDIAN_SHARE}) with robust score ${hit.measured} ≥ ${hit.threshold}`;
 }
 
 /**
- * A rule's short name in words.
+ * A rule hit in a few words, with its threshold, for lists of flagged periods.
  * @example
- * ruleLabel('below_half_median') // 'below half the median'
+ * ruleShort({ rule: 'below_half_median', measured: 3.43, threshold: 2.5, share_of_median: -0.05 }) // 'below half the median, score ≥ 2.5'
  */
-export function ruleLabel(rule: OutlierRule): string {
-  return rule === 'robust_score' ? 'robust score' : 'below half the median';
+export function ruleShort(hit: RuleHit): string {
+  return `${hit.rule === 'robust_score' ? 'robust' : 'below half the median,'} score ≥ ${hit.threshold}`;
 }
 
 const round2 = (value: number) => Math.round(value * 100) / 100;

@@ -89,7 +89,7 @@ describe('find_outlier_periods on twelve months', () => {
     const [november] = result.outliers;
     expect(november).toMatchObject({ period: '2024011', value: -8000, median: 186700, direction: 'low', score: -3.42 });
     expect(november.flagged_by).toEqual([{ rule: 'below_half_median', measured: 3.42, threshold: 2.5, share_of_median: -0.04 }]);
-    expect(november.flag_reason).toBe('below half the median (-0.04 × the median, past zero; under 0.5) and robust score 3.42 ≥ 2.5');
+    expect(november.flag_reason).toBe('below half the median (-0.04 × the median, past zero; under 0.5) with robust score 3.42 ≥ 2.5');
     // The expected range is what no rule flags: the month lies outside it.
     expect(november.expected_range.low).toBeGreaterThan(0);
     expect(result.rules.map((r: any) => [r.rule, r.threshold])).toEqual([
@@ -97,7 +97,7 @@ describe('find_outlier_periods on twelve months', () => {
       ['below_half_median', 2.5],
     ]);
     expect(result.finding).toMatch(/^November 2024 \(2024011\) stands out in results for company LOSS: -8,000\.00 EUR against a median of 186,700\.00 EUR/);
-    expect(result.finding).toContain('Flagged by below half the median (-0.04 × the median, past zero; under 0.5) and robust score 3.42 ≥ 2.5; its robust score alone (3.42) stays under 3.5.');
+    expect(result.finding).toContain('Flagged by below half the median (-0.04 × the median, past zero; under 0.5) with robust score 3.42 ≥ 2.5; its robust score alone (3.42) stays under 3.5.');
     // The web chat's table shows the rule in words, not an [object Object] column.
     const view = presentOutliers(result).views[0]!;
     expect(view.columns.map((c) => c.key)).toContain('flag_reason');
@@ -109,7 +109,7 @@ describe('find_outlier_periods on twelve months', () => {
     expect(result.outliers).toHaveLength(1);
     expect(result.outliers[0]).toMatchObject({ period: '2024011', value: 0, records: 0 });
     expect(result.outliers[0].flagged_by).toEqual([{ rule: 'below_half_median', measured: 3.28, threshold: 2.5, share_of_median: 0 }]);
-    expect(result.outliers[0].flag_reason).toBe('below half the median (at zero; under 0.5) and robust score 3.28 ≥ 2.5');
+    expect(result.outliers[0].flag_reason).toBe('below half the median (at zero; under 0.5) with robust score 3.28 ≥ 2.5');
   });
 
   it('a stricter threshold is stricter for both rules', async () => {
@@ -142,7 +142,7 @@ describe('find_outlier_periods on twelve months', () => {
       ['LOSS', '2024011', ['below_half_median']],
       ['EMPTY', '2024011', ['below_half_median']],
     ]);
-    expect(result.finding).toMatch(/Also flagged: November 2024 \(2024011\) for company EMPTY \(low, score -3\.28, below half the median\)\./);
+    expect(result.finding).toMatch(/Also flagged: November 2024 \(2024011\) for company EMPTY \(low, score -3\.28: below half the median, score ≥ 2\.5\)\./);
   });
 });
 
