@@ -16,6 +16,8 @@ import { ToolError, type ToolContext } from './api.ts';
 
 /** Valid values listed when a filter value does not exist. */
 const VALUE_CHOICES_LISTED = 50;
+/** Lists up to this long are checked value by value (LIMIT 1 each); longer ones in one grouped scan. */
+const VALUES_ASKED_ONE_BY_ONE = 8;
 /** Held values written out in a message (all of them stay in `choices`). */
 const VALUES_IN_MESSAGE = 12;
 
@@ -66,18 +68,32 @@ export async function listedValuesNotHeld(source: Source, conditions: readonly C
   for (const condition of conditions) {
     if (condition.kind !== 'in' || condition.values.length < 2) continue;
     const { column, name } = condition.dimension;
-    const { rows } = await context.data.run(
-      { kind: 'select', table: source.table, connection: source.connection, columns: [{ name: 'value', column }], aggregates: [{ name: 'rows', function: 'count' }], where: [{ column, kind: 'in', values: condition.values }] },
-      context.signal,
-    );
-    const held = new Set(rows.map((row) => (row.value === null || row.value === '' ? null : String(row.value))));
-    for (const value of condition.values.filter((v) => !held.has(v === '' ? null : v))) {
+    for (const value of await valuesWithoutRows(source, column, condition.values, context)) {
       const error = await notHeldError(source, name, value, context, {});
       const heldBy = Array.isArray(error.details.held_by) ? (error.details.held_by as string[]) : [];
       found.push({ code: error.code as ValueNotHeld['code'], dimension: name, value, held_by: heldBy, statement: error.message });
     }
   }
   return found;
+}
+
+/**
+ * The values of a list no row holds. A short list asks each value with LIMIT 1, which stops at the
+ * first row a held value has (the usual case costs next to nothing); a long one is one grouped scan.
+ */
+async function valuesWithoutRows(source: Source, column: string, values: readonly (string | null)[], context: ToolContext): Promise<(string | null)[]> {
+  if (values.length <= VALUES_ASKED_ONE_BY_ONE) {
+    // One after the other: a check should not fill the query line other callers share.
+    const missing: (string | null)[] = [];
+    for (const value of values) if (!(await valueExists(context.data, source, column, value, context.signal))) missing.push(value);
+    return missing;
+  }
+  const { rows } = await context.data.run(
+    { kind: 'select', table: source.table, connection: source.connection, columns: [{ name: 'value', column }], aggregates: [{ name: 'rows', function: 'count' }], where: [{ column, kind: 'in', values: [...values] }] },
+    context.signal,
+  );
+  const held = new Set(rows.map((row) => (row.value === null || row.value === '' ? null : String(row.value))));
+  return values.filter((value) => !held.has(value === '' ? null : value));
 }
 
 /**
