@@ -1,7 +1,9 @@
 /**
  * Prints what find_outlier_periods flags on the sample database for every source, measure,
  * version and split an analyst would try (`npx tsx scripts/outlierSurvey.ts`): the check
- * that the rules flag the planted anomalies of data/README.md and nothing silly besides.
+ * that the rules flag the planted anomalies of data/README.md and nothing silly besides. Then,
+ * with the real scoring code, how often each rule fires on twelve months of pure normal noise
+ * (seeded): the false alarms the thresholds in limits.ts are chosen against.
  */
 import path from 'node:path';
 import { loadCatalog } from '../src/catalog/loadCatalog.ts';
@@ -11,6 +13,9 @@ import { openDataDatabase, tableColumns } from '../src/data/database.ts';
 import { silentLogger } from '../src/logging/logger.ts';
 import { loadSkills } from '../src/skills/loader.ts';
 import { SkillRegistry } from '../src/skills/registry.ts';
+import { mulberry32 } from '../data/sample/random.ts';
+import { scoreSeries, type OutlierRule } from '../skills/data_quality/outliers.ts';
+import { MIN_DEVIATION_PERCENT } from '../skills/data_quality/limits.ts';
 
 const database = openDataDatabase(path.resolve(projectRoot, process.argv[2] ?? 'data/sample.db'));
 const catalog = loadCatalog(path.join(projectRoot, 'data/sources.yaml'), { columnsOf: (t) => tableColumns(database, t) });
@@ -39,3 +44,20 @@ for (const source of catalog.sources.values()) {
 }
 console.log(`total flagged: ${total}`);
 context.data.close();
+
+// Twelve months of normal noise whose mean lies `level` standard deviations from zero.
+const random = mulberry32(20);
+const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+const SERIES = 10_000;
+for (const threshold of [3, 3.5]) {
+  for (const level of [2, 3, 6, 10]) {
+    const fired = new Map<OutlierRule, number>();
+    for (let n = 0; n < SERIES; n++) {
+      const points = Array.from({ length: 12 }, (_, i) => ({ period: String(i), value: level + normal(), records: 1, loads: undefined }));
+      const rules = new Set(scoreSeries(points, { threshold, minDeviationPercent: MIN_DEVIATION_PERCENT, halfMedianThreshold: threshold - 1 }).points.flatMap((p) => p.flaggedBy.map((hit) => hit.rule)));
+      for (const rule of rules) fired.set(rule, (fired.get(rule) ?? 0) + 1);
+    }
+    const share = (rule: OutlierRule) => `${(((fired.get(rule) ?? 0) / SERIES) * 100).toFixed(1)}%`;
+    console.log(`noise, mean ${level} SD from zero, threshold ${threshold}: robust_score fires in ${share('robust_score')} of series, below_half_median in ${share('below_half_median')}`);
+  }
+}

@@ -44,7 +44,9 @@ export const MIN_DEVIATION_PERCENT = 10;
  * below_half_median flags a period under half the series' median (or at zero, or past it) from a
  * robust score this much lower than the threshold (2.5 by default): on twelve seasonal months
  * the spread is wide, and a month that lost more than half its usual amount is what an analyst
- * asks about first (a missing or reversed load, a loss month of a profitable company).
+ * asks about first (a missing or reversed load, a loss month of a profitable company). The price:
+ * on a noisy series such a month also comes by chance (12 months of normal noise 2 to 3 SDs from
+ * zero: about 1 series in 5; `npx tsx scripts/outlierSurvey.ts` prints the rates).
  */
 export const HALF_MEDIAN_SCORE_MARGIN = 1;
 /** Periods a series needs before its periods can be judged against each other. */
