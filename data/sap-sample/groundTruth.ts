@@ -39,8 +39,8 @@ function figures(model: SapSampleModel) {
     const key = JSON.stringify(p);
     return seen.has(key) ? false : (seen.add(key), true);
   });
-  const plan = (rows: typeof model.plan, bukrs: string, months: number[], hkont?: string) =>
-    sum(rows.filter((p) => p.bukrs === bukrs && inMonths(months)(p) && (!hkont || p.hkont === hkont)));
+  const plan = (rows: typeof model.plan, bukrs: string, months: number[], hkont?: string, accounts?: (hkont: string) => boolean) =>
+    sum(rows.filter((p) => p.bukrs === bukrs && inMonths(months)(p) && (!hkont || p.hkont === hkont) && (!accounts || accounts(p.hkont))));
   const amount = (bukrs: string, minor: number) => formatAmount(minor, decimals.get(bukrs)!);
   const percent = (part: number, whole: number) => formatPercent((part / Math.abs(whole)) * 100);
   return { decimals, lines, sum, plan, distinctPlan, amount, percent };
@@ -91,6 +91,38 @@ export function renderGroundTruth(model: SapSampleModel = generateSapSample()): 
     }
   }
   out.push(table(['company', 'currency', 'quarter', 'months', 'actual', 'budget', 'variance', 'variance %'], quarters), '');
+
+  out.push('### Revenue per company and fiscal quarter, FY2024', '');
+  out.push('Q4 is January–March of the next calendar year.', '');
+  const revenueRows: string[][] = [];
+  for (const c of model.companies) {
+    for (const q of [1, 2, 3, 4]) {
+      const months = quarterMonths(2024, q);
+      revenueRows.push([c.bukrs, c.waers, `Q${q} FY2024`, span(months), f.amount(c.bukrs, f.sum(f.lines(c.bukrs, months, isRevenue))), f.amount(c.bukrs, f.plan(model.plan, c.bukrs, months, undefined, isRevenue))]);
+    }
+  }
+  out.push(table(['company', 'currency', 'quarter', 'months', 'revenue', 'budget revenue'], revenueRows), '');
+
+  out.push('### Actual and budget per company and account, FY2025', '');
+  out.push('Budget as stored (IN01 500000 includes its duplicated line).', '');
+  const accountRows: string[][] = [];
+  const fy2025 = fiscalMonths(2025);
+  for (const c of model.companies) {
+    for (const a of model.accounts) {
+      accountRows.push([c.bukrs, a.saknr, a.txt50, f.amount(c.bukrs, f.sum(f.lines(c.bukrs, fy2025, (h) => h === a.saknr))), f.amount(c.bukrs, f.plan(model.plan, c.bukrs, fy2025, a.saknr))]);
+    }
+  }
+  out.push(table(['company', 'account', 'txt50', 'actual', 'budget'], accountRows), '');
+
+  out.push('### Result per profit centre, FY2025', '');
+  const centreRows: string[][] = [];
+  for (const c of model.companies) {
+    for (const prctr of c.prctr) {
+      const lines = f.lines(c.bukrs, fy2025).filter((l) => l.prctr === prctr);
+      centreRows.push([c.bukrs, prctr, String(lines.length), f.amount(c.bukrs, f.sum(lines))]);
+    }
+  }
+  out.push(table(['company', 'profit centre', 'GL lines', 'result'], centreRows), '');
 
   out.push('### Duplicate lines in gl_plan', '');
   out.push('Two budget lines were loaded twice: identical in every column (the copies are the last rows of the table).', '');

@@ -124,6 +124,37 @@ export async function checkReadme(engine: Engine, tables: Map<string, Row[]>): P
     check(`${at} variance %`, r['variance %'], percent(actual - budget, budget));
   }
 
+  for (const r of table('Revenue per company and fiscal quarter, FY2024')) {
+    const [from, to] = fiscalRange(r.quarter ?? '');
+    const cur = await currencyOf(r.company!);
+    const where = `${company(r.company)} AND gjahr_monat BETWEEN ${from} AND ${to} AND ${REVENUE}`;
+    const at = `${r.company} ${r.quarter}`;
+    check(`${at} currency`, r.currency, cur);
+    check(`${at} months`, r.months, `${from}–${to}`);
+    check(`${at} revenue`, r.revenue, money(await one(`SELECT SUM(hsl) FROM gl_extract WHERE ${where}`), cur));
+    check(`${at} budget revenue`, r['budget revenue'], money(await one(`SELECT SUM(plan_wert) FROM gl_plan WHERE ${where}`), cur));
+  }
+
+  const [fyFrom, fyTo] = fiscalRange('FY2025');
+  for (const r of table('Actual and budget per company and account, FY2025')) {
+    const cur = await currencyOf(r.company!);
+    const where = `${company(r.company)} AND ${account(r.account)} AND gjahr_monat BETWEEN ${fyFrom} AND ${fyTo}`;
+    const at = `${r.company} ${r.account} FY2025`;
+    check(`${at} text`, r.txt50, await one(`SELECT txt50 FROM skat WHERE CAST(saknr AS VARCHAR) = '${safe(r.account ?? '', /^\d{6}$/)}'`));
+    check(`${at} actual`, r.actual, money(await one(`SELECT SUM(hsl) FROM gl_extract WHERE ${where}`), cur));
+    check(`${at} budget`, r.budget, money(await one(`SELECT SUM(plan_wert) FROM gl_plan WHERE ${where}`), cur));
+  }
+
+  const centres = table('Result per profit centre, FY2025');
+  check('profit centres', centres.map((r) => `${r.company} ${r['profit centre']}`).sort().join(', '), (await engine.all('SELECT DISTINCT bukrs, prctr FROM gl_extract')).map((r) => `${r.bukrs} ${r.prctr}`).sort().join(', '));
+  for (const r of centres) {
+    const cur = await currencyOf(r.company!);
+    const where = `${company(r.company)} AND prctr = '${safe(r['profit centre'] ?? '', /^[A-Z]{2}-P\d{3}$/)}' AND gjahr_monat BETWEEN ${fyFrom} AND ${fyTo}`;
+    const [row] = await engine.all(`SELECT COUNT(*) AS n, SUM(hsl) AS result FROM gl_extract WHERE ${where}`);
+    check(`${r.company} ${r['profit centre']} GL lines`, r['GL lines'], Number(row!.n));
+    check(`${r.company} ${r['profit centre']} result`, r.result, money(row!.result, cur));
+  }
+
   const duplicates = await engine.all('SELECT bukrs, gjahr_monat, hkont, plan_wert, waers, COUNT(*) AS n FROM gl_plan GROUP BY bukrs, gjahr_monat, hkont, plan_wert, waers HAVING COUNT(*) > 1');
   const shown = table('Duplicate lines in gl_plan').map((r) => [r.bukrs, r.gjahr_monat, r.hkont, r.plan_wert, r.waers, r.rows].join(' '));
   const found = duplicates.map((d) => [d.bukrs, d.gjahr_monat, d.hkont, money(d.plan_wert, String(d.waers)), d.waers, d.n].map(String).join(' ')).sort();
