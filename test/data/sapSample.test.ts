@@ -5,11 +5,13 @@
  * Parquet files and over the CSV files, and on PostgreSQL loaded by `data:load`; and no number in
  * the README escapes a check.
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -135,10 +137,38 @@ describe('the SAP sample build', () => {
       expect(db.prepare('SELECT COUNT(*) FROM (SELECT DISTINCT bukrs, hkont FROM gl_extract)').pluck().get()).toBe(t001.length * skat.length);
       expect(db.prepare('SELECT COUNT(DISTINCT gjahr_monat) || \' \' || MIN(gjahr_monat) || \' \' || MAX(gjahr_monat) FROM gl_extract').pluck().get()).toBe('24 202404 202603');
       expect(db.prepare('SELECT COUNT(*) FROM (SELECT DISTINCT bukrs, gjahr_monat, hkont FROM gl_plan)').pluck().get()).toBe(t001.length * skat.length * 24);
+      // The columns as described: a profit centre on every line, a cost centre on expense lines but cost of
+      // materials, document numbers unique across companies with the company's prefix, up to three lines each.
+      expect(db.prepare('SELECT COUNT(*) FROM gl_extract WHERE prctr IS NULL').pluck().get()).toBe(0);
+      expect(db.prepare("SELECT COUNT(*) FROM gl_extract WHERE (kostl IS NULL) <> (hkont IN ('400000', '410000', '500000'))").pluck().get()).toBe(0);
+      expect(db.prepare('SELECT COUNT(*) FROM (SELECT belnr FROM gl_extract GROUP BY belnr HAVING COUNT(DISTINCT bukrs) > 1)').pluck().get()).toBe(0);
+      expect(db.prepare("SELECT bukrs || ' ' || MIN(SUBSTR(belnr, 1, 2)) || MAX(SUBSTR(belnr, 1, 2)) || ' ' || MIN(LENGTH(belnr)) || MAX(LENGTH(belnr)) FROM gl_extract GROUP BY bukrs ORDER BY bukrs").pluck().all()).toEqual(['CA01 1616 1010', 'IN01 1414 1010', 'JP01 1515 1010', 'SG01 1717 1010']);
+      expect(db.prepare('SELECT MIN(buzei) || MAX(buzei) FROM gl_extract').pluck().get()).toBe('13');
     } finally {
       db.close();
     }
   });
+});
+
+describe('npm run data:sap-sample', () => {
+  const tsxLoader = pathToFileURL(createRequire(path.join(repoRoot, 'package.json')).resolve('tsx')).href;
+  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', tsxLoader, path.join(repoRoot, 'data', 'sap-sample', 'build.ts'), ...args], { cwd: tmp, encoding: 'utf8' });
+
+  it('builds into --out (relative to the working directory) the same files, says where, and rejects bad arguments with exit 2', () => {
+    expect(JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).scripts['data:sap-sample']).toBe('tsx data/sap-sample/build.ts');
+    const built = cli('--out', 'cli');
+    expect(built.status, built.stderr).toBe(0);
+    expect(built.stdout).toContain('gl_extract=');
+    expect(built.stdout).toContain(path.join(tmp, 'cli', 'sap_sample.db'));
+    expect(built.stdout).toContain('npm run data:load -- --from');
+    for (const name of filesUnder(path.join(tmp, 'a'))) expect(fs.readFileSync(path.join(tmp, 'cli', name)).equals(fs.readFileSync(path.join(tmp, 'a', name))), name).toBe(true);
+
+    for (const args of [['--bogus'], ['--out', ' '], ['stray']]) {
+      const refused = cli(...args);
+      expect(refused.status, args.join(' ')).toBe(2);
+      expect(refused.stderr).toContain('usage: npm run data:sap-sample -- [--out DIR]');
+    }
+  }, 60_000);
 });
 
 describe('the CSV files read by DuckDB', () => {
