@@ -1,7 +1,63 @@
 /**
  * Fiscal periods in SAP BW notation (YYYYPPP, e.g. 2024012 = December 2024), and the
  * everyday spellings people and models use for them ("December 2024", "2024-12", "Q4 2024").
+ * A catalog whose fiscal year starts in another month (`fiscal_year_start: 4`) or whose data
+ * holds calendar months (YYYYMM, dates) passes a PeriodCalendar: month names and calendar
+ * spellings are then calendar months, read as the fiscal period they fall in.
  */
+
+/** How a period dimension's values are spelt and when its fiscal year starts. */
+export interface PeriodCalendar {
+  /** The stored notation; calendar notations make "202503" and "2025-03" calendar months. */
+  format: 'YYYYPPP' | 'YYYYMM' | 'YYYY-MM' | 'date' | 'year_period';
+  /** The calendar month period 1 is (1: January); the fiscal year is named by the year it starts in. */
+  fiscalYearStart: number;
+}
+
+/** Fiscal YYYYPPP periods of a January year, spelt as they are: the default. */
+export const FISCAL_CALENDAR: PeriodCalendar = { format: 'YYYYPPP', fiscalYearStart: 1 };
+
+const calendarFormats = new Set<PeriodCalendar['format']>(['YYYYMM', 'YYYY-MM', 'date']);
+
+/**
+ * The fiscal YYYYPPP period a calendar month falls in.
+ *
+ * @example
+ * fiscalPeriodOf(2025, 3, 4) // '2024012' (March 2025 closes the fiscal year that began in April 2024)
+ */
+export function fiscalPeriodOf(year: number, month: number, fiscalYearStart: number): string {
+  return month >= fiscalYearStart ? formatPeriod(year, month - fiscalYearStart + 1) : formatPeriod(year - 1, month + 13 - fiscalYearStart);
+}
+
+/**
+ * The calendar month of a fiscal period 1–12; undefined for special periods 13–16.
+ *
+ * @example
+ * calendarMonthOf('2025001', 4) // { year: 2025, month: 4 }
+ */
+export function calendarMonthOf(period: string, fiscalYearStart: number): { year: number; month: number } | undefined {
+  const match = /^(\d{4})(\d{3})$/.exec(period);
+  if (!match) return undefined;
+  const [year, number] = [Number(match[1]), Number(match[2])];
+  if (number < 1 || number > 12) return undefined;
+  const month = number + fiscalYearStart - 1;
+  return month > 12 ? { year: year + 1, month: month - 12 } : { year, month };
+}
+
+/**
+ * A period as the data stores it, for messages ("periods look like 202503").
+ *
+ * @example
+ * storedSpelling('2024012', { format: 'YYYYMM', fiscalYearStart: 4 }) // '202503'
+ */
+export function storedSpelling(period: string, calendar: PeriodCalendar): string {
+  const month = calendarFormats.has(calendar.format) ? calendarMonthOf(period, calendar.fiscalYearStart) : undefined;
+  if (!month) return period;
+  const mm = String(month.month).padStart(2, '0');
+  if (calendar.format === 'YYYYMM') return `${month.year}${mm}`;
+  if (calendar.format === 'YYYY-MM') return `${month.year}-${mm}`;
+  return `${month.year}-${mm}-01`;
+}
 
 const monthNames = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
@@ -44,12 +100,21 @@ function periodText(value: string): string | undefined {
  * parsePeriod('Dec 2024'); // '2024012'
  * parsePeriod('2024' + ' '.repeat(65_000) + 'x'); // undefined, at once
  */
-export function parsePeriod(value: string): string | undefined {
+export function parsePeriod(value: string, calendar: PeriodCalendar = FISCAL_CALENDAR): string | undefined {
   const text = periodText(value);
   if (text === undefined) return undefined;
+  // Calendar months ("March 2025", and "202503", "2025-03", "2025-03-31" where the data holds calendar months) fall in a fiscal period.
+  const calendarMonth = (year: number, month: number) => (validYear(year) && month >= 1 && month <= 12 ? fiscalPeriodOf(year, month, calendar.fiscalYearStart) : undefined);
+  const calendarData = calendarFormats.has(calendar.format);
   // Whitespace is one space at most here, so ` ?` stands for the former `\s*`.
   let match = /^(\d{4})(\d{3})$/.exec(text);
   if (match) return checked(Number(match[1]), Number(match[2]));
+  if (calendarData) {
+    match = /^(\d{4})(\d{2})$/.exec(text) ?? /^(\d{4}) ?[-/.] ?(\d{1,2})(?:[-/.]\d{1,2})?$/.exec(text);
+    if (match) return calendarMonth(Number(match[1]), Number(match[2]));
+    match = /^(\d{1,2}) ?[-/.] ?(\d{4})$/.exec(text);
+    if (match) return calendarMonth(Number(match[2]), Number(match[1]));
+  }
   match = /^(\d{4}) ?[-/.] ?(\d{1,3})$/.exec(text);
   if (match) return checked(Number(match[1]), Number(match[2]));
   match = /^(\d{1,3}) ?[-/.] ?(\d{4})$/.exec(text);
@@ -61,7 +126,7 @@ export function parsePeriod(value: string): string | undefined {
   match = /^([a-z]+\.?) ?,? ?(\d{4})$/.exec(text);
   if (match) {
     const month = monthNumber(match[1] ?? '');
-    if (month) return checked(Number(match[2]), month);
+    if (month) return calendarMonth(Number(match[2]), month);
   }
   return undefined;
 }
@@ -102,11 +167,14 @@ function swap(match: RegExpExecArray | null): RegExpExecArray | null {
   return Object.assign([whole, second, first], { index: match.index, input: match.input }) as unknown as RegExpExecArray;
 }
 
-/** "2024012" → "December 2024" (special periods read "period 13 2024"). */
-export function describePeriod(period: string): string {
+/**
+ * "2024012" → "December 2024" (special periods read "period 13 2024"); in a fiscal year from
+ * April, "2025001" → "April 2025".
+ */
+export function describePeriod(period: string, fiscalYearStart = 1): string {
   const match = /^(\d{4})(\d{3})$/.exec(period);
   if (!match) return period;
-  const number = Number(match[2]);
-  const name = monthNames[number - 1];
-  return name ? `${name[0]!.toUpperCase()}${name.slice(1)} ${match[1]}` : `period ${number} ${match[1]}`;
+  const month = calendarMonthOf(period, fiscalYearStart);
+  const name = month ? monthNames[month.month - 1] : undefined;
+  return name && month ? `${name[0]!.toUpperCase()}${name.slice(1)} ${month.year}` : `period ${Number(match[2])} ${match[1]}`;
 }

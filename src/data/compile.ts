@@ -39,7 +39,7 @@ export function compileSelect(query: SelectQuery, dialect: Dialect): CompiledSel
   const columns = query.columns ?? [];
   const aggregates = query.aggregates ?? [];
   const grouped = aggregates.length > 0;
-  const table = quoteIdentifier(query.table);
+  const table = dialect.table(query.table);
   const repeated = query.repeated && query.repeated.columns.length > 0 ? query.repeated : undefined;
   const alias = (index: number) => `"__repeated_${index}"`;
 
@@ -201,7 +201,7 @@ export function compileMerge(query: MergeQuery, dialect: Dialect, parameters: Bo
     const value = perRow ? rowValue(side.measure) : groupValue(side.measure);
     const columns = which === 'a' ? `${value} AS va, NULL AS vb` : `NULL AS va, ${value} AS vb`;
     const where = whereClause(side.where, dialect, parameters);
-    const sql = `SELECT ${[...selectKeys, columns].join(', ')} FROM ${quoteIdentifier(side.table)}${where ? ` ${where}` : ''}`;
+    const sql = `SELECT ${[...selectKeys, columns].join(', ')} FROM ${dialect.table(side.table)}${where ? ` ${where}` : ''}`;
     if (perRow) return sql;
     // Grouped per side, by column position: an alias such as k2 could also be a column's name.
     // With no key at all, an empty side must still yield no row.
@@ -234,7 +234,7 @@ export function compileSideTotals(query: MergeQuery, which: 'a' | 'b', dialect: 
   const value = decomposable(side.measure) ? `SUM(${rowValue(side.measure)})` : groupValue(side.measure);
   const where = whereClause(side.where, dialect, parameters);
   const positions = keys.map((_, index) => index + 1);
-  const select = `SELECT ${[...keys.map((key, index) => `${key} AS k${index}`), `${value} AS v`].join(', ')} FROM ${quoteIdentifier(side.table)}${where ? ` ${where}` : ''}`;
+  const select = `SELECT ${[...keys.map((key, index) => `${key} AS k${index}`), `${value} AS v`].join(', ')} FROM ${dialect.table(side.table)}${where ? ` ${where}` : ''}`;
   if (keys.length === 0) return `${select} HAVING COUNT(*) > 0`;
   // Sorted by the expressions, not their aliases: PostgreSQL takes a collation only on an expression.
   return `${select} GROUP BY ${positions.join(', ')}${sortKeys.length ? ` ORDER BY ${sortKeys.map((key) => dialect.binaryAscending(key)).join(', ')}` : ''}`;

@@ -7,7 +7,9 @@
  */
 import { ToolError } from '../errors/index.ts';
 import { redactConnectionUrl, safeUrl, withoutFolders } from '../shared/redact.ts';
+import { sqliteDialect } from './dialect.ts';
 import type { Engine, EngineKind } from './engines/engine.ts';
+import { withComputedColumns, type ComputedColumns } from './periodColumns.ts';
 
 /** The connection of sources that name none (DATA_URL, or DATA_DB as a SQLite file). */
 export const DEFAULT_CONNECTION = 'default';
@@ -20,6 +22,8 @@ export interface ConnectionSpec {
   url: string;
   /** DuckDB only: tables backed by Parquet or CSV files (table → path or glob). */
   files?: Record<string, string>;
+  /** Columns computed from stored ones, by table: periods held as YYYYMM, dates, … (periodColumns.ts). */
+  computed?: ComputedColumns;
 }
 
 export interface ConnectionState {
@@ -185,12 +189,12 @@ export async function openEngine(spec: ConnectionSpec, options: ConnectionsOptio
     const [{ openDataDatabase }, { sqliteEngine }] = await Promise.all([import('./database.ts'), import('./engines/sqlite.ts')]);
     const file = fileOf(spec.url);
     if (!file) throw new Error('sqlite: needs a file path (sqlite:data/sample.db)');
-    return sqliteEngine(openDataDatabase(file));
+    return sqliteEngine(openDataDatabase(file), withComputedColumns(sqliteDialect, spec.computed));
   }
   if (engine === 'duckdb') {
     const { openDuckdb } = await import('./engines/duckdb.ts');
-    return openDuckdb({ file: fileOf(spec.url), files: spec.files ?? {} });
+    return openDuckdb({ file: fileOf(spec.url), files: spec.files ?? {}, computed: spec.computed });
   }
   const { openPostgres } = await import('./engines/postgres.ts');
-  return openPostgres({ url: spec.url, statementTimeoutMs: options.statementTimeoutMs });
+  return openPostgres({ url: spec.url, statementTimeoutMs: options.statementTimeoutMs, computed: spec.computed });
 }

@@ -35,6 +35,8 @@ export interface Dialect {
   orderedMerge: boolean;
   /** Whether text can hold U+0000 (PostgreSQL's cannot: such a value matches no row and is never sent). */
   nulInText: boolean;
+  /** A table as the FROM clause names it: quoted, or a derived table adding computed columns (periodColumns.ts). */
+  table(name: string): string;
 }
 
 /** Quotes a catalog identifier. The catalog only admits [A-Za-z_][A-Za-z0-9_]*, so this cannot be escaped out of. */
@@ -59,6 +61,7 @@ export const sqliteDialect: Dialect = {
   materialized: 'MATERIALIZED ',
   orderedMerge: true,
   nulInText: true,
+  table: quoteIdentifier,
 };
 
 export const duckdbDialect: Dialect = {
@@ -76,6 +79,7 @@ export const duckdbDialect: Dialect = {
   materialized: 'MATERIALIZED ',
   orderedMerge: false,
   nulInText: true,
+  table: quoteIdentifier,
 };
 
 export const postgresDialect: Dialect = {
@@ -93,4 +97,5 @@ export const postgresDialect: Dialect = {
   materialized: 'MATERIALIZED ',
   orderedMerge: false,
   nulInText: false,
+  table: quoteIdentifier,
 };

@@ -6,6 +6,7 @@
  */
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { duckdbDialect } from '../dialect.ts';
+import { withComputedColumns, type ComputedColumns } from '../periodColumns.ts';
 import type { Value } from '../query.ts';
 import { plainValue, type Engine } from './engine.ts';
 
@@ -14,6 +15,8 @@ export interface DuckdbOptions {
   file: string | undefined;
   /** Tables backed by files: table → path or glob (`exports/bpc/*.parquet`, `fi.csv`). */
   files: Record<string, string>;
+  /** Tables with computed period columns (periodColumns.ts). */
+  computed?: ComputedColumns | undefined;
 }
 
 /** DuckDB's memory_limit per query worker (the README's benchmark measures it). */
@@ -59,7 +62,7 @@ export async function openDuckdb(options: DuckdbOptions): Promise<Engine> {
   const rows = async (sql: string, params: readonly Value[]) => (await connection.runAndReadAll(sql, params as DuckDBValue[])).getRowsJS();
   return {
     kind: 'duckdb',
-    dialect: duckdbDialect,
+    dialect: withComputedColumns(duckdbDialect, options.computed),
     all: async (sql, params) => (await rows(sql, params)).map((row) => row.map(plainValue)),
     chunks: (sql, params) => chunksOf(connection, sql, params),
     columns: async (table) => {

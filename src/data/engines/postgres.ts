@@ -8,6 +8,7 @@
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { postgresDialect } from '../dialect.ts';
+import { withComputedColumns, type ComputedColumns } from '../periodColumns.ts';
 import type { Value } from '../query.ts';
 import type { Engine } from './engine.ts';
 import { connectLibpq } from '../../shared/postgresTls.ts';
@@ -24,6 +25,8 @@ export interface PostgresOptions {
   url: string;
   /** Server-side limit for one statement (a backstop behind the pool's own timeout). */
   statementTimeoutMs: number;
+  /** Tables with computed period columns (periodColumns.ts). */
+  computed?: ComputedColumns | undefined;
 }
 
 /**
@@ -47,7 +50,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Engine> {
   };
   return {
     kind: 'postgres',
-    dialect: postgresDialect,
+    dialect: withComputedColumns(postgresDialect, options.computed),
     all: async (sql, params) => {
       usable();
       running = true;

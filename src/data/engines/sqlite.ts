@@ -6,7 +6,7 @@
  */
 import { BoundParameters, compileMerge } from '../compile.ts';
 import { tableColumns, type DataDatabase } from '../database.ts';
-import { sqliteDialect } from '../dialect.ts';
+import { sqliteDialect, type Dialect } from '../dialect.ts';
 import type { MergeQuery, Value } from '../query.ts';
 import type { Folding } from '../reducer.ts';
 import { fullKey, text, type Engine, type MergeTotals } from './engine.ts';
@@ -35,13 +35,13 @@ export function registerFoldFunction(database: DataDatabase): void {
  * const engine = sqliteEngine(openDataDatabase('data/sample.db'));
  * await engine.all('SELECT COUNT(*) FROM fi_reporting', []); // [[…]]
  */
-export function sqliteEngine(database: DataDatabase): Engine {
+export function sqliteEngine(database: DataDatabase, dialect: Dialect = sqliteDialect): Engine {
   return {
     kind: 'sqlite',
-    dialect: sqliteDialect,
+    dialect,
     all: async (sql, params) => database.prepare(sql).raw(true).all(...params) as unknown[][],
     chunks: (sql, params) => chunksOf(database.prepare(sql).raw(true).iterate(...params) as IterableIterator<unknown[]>),
-    merge: async (query, folding) => mergeInStatement(database, query, folding),
+    merge: async (query, folding) => mergeInStatement(database, dialect, query, folding),
     columns: async (table) => tableColumns(database, table),
     // A synchronous statement cannot be interrupted from this thread; the pool kills the process.
     interrupt: () => undefined,
@@ -63,16 +63,16 @@ async function* chunksOf(rows: IterableIterator<unknown[]>): AsyncIterable<unkno
   if (chunk.length) yield chunk;
 }
 
-function mergeInStatement(database: DataDatabase, query: MergeQuery, folding: Folding): MergeTotals {
-  const parameters = new BoundParameters(sqliteDialect);
-  const merge = compileMerge(query, sqliteDialect, parameters);
-  const a = sqliteDialect.round('raw_a', query.decimals);
-  const b = sqliteDialect.round('raw_b', query.decimals);
+function mergeInStatement(database: DataDatabase, dialect: Dialect, query: MergeQuery, folding: Folding): MergeTotals {
+  const parameters = new BoundParameters(dialect);
+  const merge = compileMerge(query, dialect, parameters);
+  const a = dialect.round('raw_a', query.decimals);
+  const b = dialect.round('raw_b', query.decimals);
   const sql = [
     `SELECT ${merge.partitionKey ?? 'NULL'} AS partition_value, COUNT(*) AS aligned_keys, SUM(raw_a) AS total_a, SUM(raw_b) AS total_b,`,
     `${FOLD_FUNCTION}(${a}, ${b}${merge.groupedKeys.length ? `, ${merge.groupedKeys.join(', ')}` : ''})`,
     // Keys equal at this precision are only counted.
-    `FILTER (WHERE ${sqliteDialect.distinct(a, b)}) AS folded`,
+    `FILTER (WHERE ${dialect.distinct(a, b)}) AS folded`,
     `FROM (${merge.aligned}) AS aligned${merge.partitionKey ? ` GROUP BY ${merge.partitionKey}` : ''}`,
   ].join(' ');
   active = { folding, constants: merge.constants, keyCount: query.keyNames.length };
