@@ -83,8 +83,8 @@ export async function compare(args: CompareArguments, context: ToolContext, opti
   const common = commonDimensions(sourceA, sourceB);
   const alignOn = resolveAlignOn(catalog, sourceA, sourceB, common, args.align_on);
   const notes: string[] = [];
-  const filtersA = resolveFilters(sourceA, mergeFilters(args.filters, args.filters_a, sourceA, sourceB, 'a'));
-  const filtersB = resolveFilters(sourceB, mergeFilters(args.filters, args.filters_b, sourceA, sourceB, 'b'));
+  const filtersA = resolveSide(sourceA, mergeFilters(args.filters, args.filters_a, sourceA, sourceB, 'a'), 'a');
+  const filtersB = resolveSide(sourceB, mergeFilters(args.filters, args.filters_b, sourceA, sourceB, 'b'), 'b');
   const thresholds = mergeThresholds(catalog.thresholds, args.thresholds);
   const currencyKey = currencyAlignment(measureA, measureB, alignOn, notes);
   const keyNames = [...alignOn, ...(currencyKey.added ? ['currency'] : [])];
@@ -158,10 +158,21 @@ function resolveAlignOn(catalog: Catalog, a: Source, b: Source, common: string[]
   return [...new Set(requested)];
 }
 
+/** A side's filters resolved; a value the source does not hold (FI has no BUDGET) names its side. */
+function resolveSide(source: Source, filters: FilterInput, side: 'a' | 'b') {
+  try {
+    return resolveFilters(source, filters);
+  } catch (error) {
+    if (ToolError.isInstance(error) && error.code === 'value_not_held') error.details.side = side;
+    throw error;
+  }
+}
+
 /** Shared filters must exist on both sides; side filters override shared ones for the same dimension. */
 function mergeFilters(shared: FilterInput | undefined, own: FilterInput | undefined, a: Source, b: Source, side: 'a' | 'b'): FilterInput {
   for (const name of Object.keys(shared ?? {})) {
-    const missing = [a, b].find((source) => !source.dimensions.has(name));
+    // A dimension a source implies (FI: version ACTUAL) is a filter it takes too: resolveFilters checks the value.
+    const missing = [a, b].find((source) => !source.dimensions.has(name) && source.implied[name] === undefined);
     if (missing) {
       const choices = commonDimensions(a, b);
       throw new ToolError('unknown_dimension', `Filter '${name}' is not a dimension of '${missing.name}'; shared filters must exist in both sources.`, {

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ToolError } from '../errors/index.ts';
 import { findDimension, type Dimension, type FilterScalar, type Source } from './catalog.ts';
-import { parsePeriod, parsePeriodSpan } from './periods.ts';
+import { describePeriod, FISCAL_CALENDAR, parsePeriod, parsePeriodSpan, storedSpelling } from './periods.ts';
 import type { Filter } from '../data/query.ts';
 import { MAX_FILTER_DIMENSIONS, MAX_FILTER_VALUES, MAX_NAME_CHARS, MAX_VALUE_CHARS } from '../shared/inputLimits.ts';
 
@@ -66,14 +66,20 @@ export interface ResolvedFilters {
 
 /**
  * Resolves filters for one source: checks dimension names, normalises values and adds the
- * source's default filters (e.g. version = ACTUAL) for dimensions the caller left open.
- * @throws ToolError unknown_dimension / invalid_value
+ * source's default filters (e.g. version = ACTUAL) for dimensions the caller left open. A filter
+ * on a dimension the source implies (FI is all version ACTUAL) holds for every row with that
+ * value and is applied without a condition; any other value is one the source does not hold.
+ * @throws ToolError unknown_dimension / invalid_value / value_not_held
  */
 export function resolveFilters(source: Source, filters: FilterInput | undefined, options: { applyDefaults?: boolean } = {}): ResolvedFilters {
   const given = filters ?? {};
   const conditions: Condition[] = [];
   const applied: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(given)) {
+    if (!source.dimensions.has(name) && source.implied[name] !== undefined) {
+      applied[name] = impliedValue(source, name, value);
+      continue;
+    }
     const dimension = findDimension(source, name);
     const condition = toCondition(dimension, value);
     conditions.push(condition);
@@ -89,6 +95,23 @@ export function resolveFilters(source: Source, filters: FilterInput | undefined,
     }
   }
   return { conditions, applied, defaultsApplied };
+}
+
+/**
+ * The implied value when `value` names it (any case, alone or as every item of a list).
+ * @throws ToolError value_not_held for any other value: "fi_reporting holds version ACTUAL only, not BUDGET."
+ */
+function impliedValue(source: Source, name: string, value: FilterInput[string]): string {
+  const implied = source.implied[name]!;
+  const values = Array.isArray(value) ? value : [value];
+  const other = values.find((v) => v === null || typeof v === 'object' || String(v).trim().toUpperCase() !== implied.toUpperCase());
+  if (other === undefined) return implied;
+  const words = name.replace(/_/g, ' ');
+  const shown = other === null ? 'blank' : typeof other === 'object' ? JSON.stringify(other) : String(other).trim();
+  throw new ToolError('value_not_held', `${source.name} holds ${words} ${implied} only, not ${shown}: it has no ${words} dimension, every row is ${implied}.`, {
+    hint: `Leave ${name} out for ${source.name}, or ask a source that has a ${words} dimension (list_sources).`,
+    details: { source: source.name, dimension: name, value: other, choices: [implied], held_by: [] },
+  });
 }
 
 function toCondition(dimension: Dimension, value: FilterInput[string] | FilterScalar | FilterScalar[]): Condition {
@@ -117,7 +140,7 @@ function normaliseValue(dimension: Dimension, value: FilterScalar | null): strin
   if (value === null) return null;
   const text = String(value).trim();
   if (dimension.type !== 'period') return text;
-  const period = parsePeriod(text);
+  const period = parsePeriod(text, dimension.calendar);
   if (!period) throw invalidPeriod(dimension, text);
   return period;
 }
@@ -125,7 +148,7 @@ function normaliseValue(dimension: Dimension, value: FilterScalar | null): strin
 function normaliseBound(dimension: Dimension, value: FilterScalar, bound: 'from' | 'to'): string {
   const text = String(value).trim();
   if (dimension.type !== 'period') return text;
-  const period = parsePeriod(text);
+  const period = parsePeriod(text, dimension.calendar);
   if (period) return period;
   // "from": "2024" means the start of 2024, "to": "Q3 2024" the end of Q3.
   const span = parsePeriodSpan(text);
@@ -134,8 +157,13 @@ function normaliseBound(dimension: Dimension, value: FilterScalar, bound: 'from'
 }
 
 function invalidPeriod(dimension: Dimension, text: string): ToolError {
+  const calendar = dimension.calendar ?? FISCAL_CALENDAR;
+  // Said in the data's own notation: "periods look like 202503" where the data holds YYYYMM.
+  const spelling = calendar.format === 'YYYYPPP' || calendar.format === 'year_period'
+    ? `Periods are fiscal YYYYPPP, e.g. '2024012' for period 12 of 2024 (${describePeriod('2024012', calendar.fiscalYearStart)}); also accepted: 'December 2024', '2024-12', 'Q4 2024', '2024'`
+    : `Periods look like '${storedSpelling('2024012', calendar)}' here (${describePeriod('2024012', calendar.fiscalYearStart)}, fiscal period 2024012); also accepted: '${describePeriod('2024012', calendar.fiscalYearStart)}', 'P12 2024', 'Q4 2024', 'FY2024'`;
   return new ToolError('invalid_value', `'${text}' is not a fiscal period for dimension '${dimension.name}'.`, {
-    hint: `Periods are YYYYPPP, e.g. '2024012' for December 2024 (also accepted: 'December 2024', '2024-12', 'Q4 2024', '2024'). Examples: ${dimension.examples.join(', ')}.`,
+    hint: `${spelling}.${dimension.examples.length ? ` Examples: ${dimension.examples.join(', ')}.` : ''}`,
     details: { dimension: dimension.name, value: text },
   });
 }

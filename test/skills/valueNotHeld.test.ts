@@ -84,6 +84,17 @@ describe.each([
     expect(JSON.stringify(explained)).not.toMatch(/uniform_rate|driver/);
   });
 
+  it('takes the version FI implies as a filter every row meets, and any other version as one FI does not hold', async () => {
+    // Before: "Dimension 'version' does not exist in source 'fi_reporting'. Did you mean 'period'?"
+    const actual = await run('query_source', { source: 'fi_reporting', filters: { version: 'ACTUAL', company: '1000', period: '2024012' } });
+    expect(actual.rows).toEqual([{ currency: 'EUR', amount: 443100 }]);
+    const shared = await run('compare_sources', { source_a: 'fi_reporting', source_b: 'consolidation_mart', measure: 'amount', filters: { version: 'ACTUAL', company: '1000', period: '2024012' } });
+    expect(shared.summary.totals).toEqual([expect.objectContaining({ currency: 'EUR', total_a: 443100 })]);
+    const budget = await run('compare_sources', { source_a: 'fi_reporting', source_b: 'consolidation_mart', measure: 'amount', filters: { version: 'BUDGET' } });
+    expect(budget.error).toMatchObject({ code: 'value_not_held', side: 'a', source: 'fi_reporting', dimension: 'version', value: 'BUDGET', choices: ['ACTUAL'] });
+    expect(budget.error.message).toBe('fi_reporting holds version ACTUAL only, not BUDGET: it has no version dimension, every row is ACTUAL.');
+  });
+
   it('keeps a genuine zero total as 0.00: the elimination of August 2024 nets to zero', async () => {
     const eliminations = { group_account: ['G4100000', 'G5100000'], period: '2024008' };
     const total = await run('query_source', { source: 'consolidation_mart', measures: ['amount_gc'], filters: eliminations });
