@@ -63,6 +63,8 @@ export const REVENUE_ACCOUNTS = ['400000', '410000'];
 /** Fiscal years (named by the calendar year they start in) and their months, April first. */
 export const FISCAL_YEARS = [2024, 2025] as const;
 export const FISCAL_YEAR_START_MONTH = 4;
+/** SAP's standard fiscal year variant for April–March (12 periods + 4 special), held in t001.periv. */
+export const FISCAL_YEAR_VARIANT = 'V3';
 
 /** The 12 calendar months (YYYYMM) of fiscal year `fy`: April fy … March fy+1. */
 export function fiscalMonths(fy: number): number[] {

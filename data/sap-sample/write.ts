@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { loadData } from '../../src/data/load/index.ts';
-import { generateSapSample, toAmount, type SapSampleModel } from './model.ts';
+import { FISCAL_YEAR_VARIANT, generateSapSample, toAmount, type SapSampleModel } from './model.ts';
 
 /** Tables in creation order. */
 export const SAP_TABLES = ['t001', 'skat', 'gl_extract', 'gl_plan'] as const;
@@ -19,7 +19,8 @@ CREATE TABLE t001 (
   butxt TEXT NOT NULL,
   ort01 TEXT NOT NULL,
   land1 TEXT NOT NULL,
-  waers TEXT NOT NULL
+  waers TEXT NOT NULL,
+  periv TEXT NOT NULL
 );
 CREATE TABLE skat (
   spras TEXT NOT NULL,
@@ -61,7 +62,7 @@ type Value = string | number | null;
 function tableRows(model: SapSampleModel): Record<(typeof SAP_TABLES)[number], { columns: string[]; rows: Value[][] }> {
   const decimals = new Map(model.companies.map((c) => [c.bukrs, c.decimals]));
   return {
-    t001: { columns: ['bukrs', 'butxt', 'ort01', 'land1', 'waers'], rows: model.companies.map((c) => [c.bukrs, c.butxt, c.ort01, c.land1, c.waers]) },
+    t001: { columns: ['bukrs', 'butxt', 'ort01', 'land1', 'waers', 'periv'], rows: model.companies.map((c) => [c.bukrs, c.butxt, c.ort01, c.land1, c.waers, FISCAL_YEAR_VARIANT]) },
     skat: { columns: ['spras', 'ktopl', 'saknr', 'txt20', 'txt50'], rows: model.accounts.map((a) => ['E', 'NWCA', a.saknr, a.txt20, a.txt50]) },
     gl_extract: {
       columns: ['bukrs', 'gjahr_monat', 'belnr', 'buzei', 'hkont', 'prctr', 'kostl', 'hsl', 'rwcur'],

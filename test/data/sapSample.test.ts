@@ -123,7 +123,7 @@ describe('the SAP sample build', () => {
   it('has the companies, account texts and the duplicated budget lines at the end, as the README describes', () => {
     const db = new Database(build.sqlite, { readonly: true });
     try {
-      const t001 = db.prepare('SELECT bukrs, butxt, ort01, land1, waers FROM t001 ORDER BY rowid').all();
+      const t001 = db.prepare('SELECT bukrs, butxt, ort01, land1, waers, periv FROM t001 ORDER BY rowid').all();
       expect(t001).toEqual(tables.get('`t001`: companies'));
       const skat = db.prepare("SELECT saknr, txt20, txt50 FROM skat WHERE spras = 'E' AND ktopl = 'NWCA' ORDER BY saknr").all();
       expect(skat).toEqual(tables.get('`skat`: account texts (language `spras` = `E`, chart of accounts `ktopl` = `NWCA`)'));
