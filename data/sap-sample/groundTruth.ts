@@ -18,11 +18,20 @@ export const README_QUARTERS = [
   { fy: 2025, q: 3 },
 ] as const;
 
-/** Amount in currency units with the currency's decimals, e.g. `-1,234.50`, `85,000,000`. */
+/**
+ * Amount in currency units with the currency's decimals.
+ * @example
+ * formatAmount(-123450, 2); // '-1,234.50'
+ * formatAmount(85000000, 0); // '85,000,000'
+ */
 export const formatAmount = (minor: number, decimals: number): string =>
   (minor / 10 ** decimals).toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
 
-/** A percentage with two decimals, e.g. `-38.00`. */
+/**
+ * A percentage with two decimals.
+ * @example
+ * formatPercent(-38); // '-38.00'
+ */
 export const formatPercent = (value: number): string => value.toFixed(2);
 
 /** `202504–202506`: the first and last month of a range. */

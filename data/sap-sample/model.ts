@@ -66,7 +66,11 @@ export const FISCAL_YEAR_START_MONTH = 4;
 /** SAP's standard fiscal year variant for April–March (12 periods + 4 special), held in t001.periv. */
 export const FISCAL_YEAR_VARIANT = 'V3';
 
-/** The 12 calendar months (YYYYMM) of fiscal year `fy`: April fy … March fy+1. */
+/**
+ * The 12 calendar months (YYYYMM) of fiscal year `fy`: April fy … March fy+1.
+ * @example
+ * fiscalMonths(2024); // [202404, 202405, …, 202503]
+ */
 export function fiscalMonths(fy: number): number[] {
   return Array.from({ length: 12 }, (_, i) => {
     const month = ((FISCAL_YEAR_START_MONTH - 1 + i) % 12) + 1;
@@ -74,7 +78,11 @@ export function fiscalMonths(fy: number): number[] {
   });
 }
 
-/** The 3 months of fiscal quarter `q` (1–4) of fiscal year `fy`. */
+/**
+ * The 3 months of fiscal quarter `q` (1–4) of fiscal year `fy`.
+ * @example
+ * quarterMonths(2024, 4); // [202501, 202502, 202503]
+ */
 export const quarterMonths = (fy: number, q: number): number[] => fiscalMonths(fy).slice((q - 1) * 3, q * 3);
 
 export const MONTHS: number[] = FISCAL_YEARS.flatMap(fiscalMonths);
@@ -223,5 +231,9 @@ export function generateSapSample(): SapSampleModel {
   return { companies: COMPANIES, accounts: ACCOUNTS, lines, plan };
 }
 
-/** Minor units to the stored amount (JPY has no decimals). */
+/**
+ * Minor units to the stored amount (JPY has no decimals).
+ * @example
+ * toAmount(123456, 2); // 1234.56
+ */
 export const toAmount = (minor: number, decimals: number): number => minor / 10 ** decimals;

@@ -18,7 +18,11 @@ export interface Check {
 
 type Row = Record<string, string>;
 
-/** `### heading` → the rows of the first table under it. */
+/**
+ * `### heading` → the rows of the first table under it, as header → cell.
+ * @example
+ * readmeTables('### Rows\n\n| table | rows |\n| --- | --- |\n| t001 | 4 |\n').get('Rows'); // [{ table: 't001', rows: '4' }]
+ */
 export function readmeTables(markdown: string): Map<string, Row[]> {
   const tables = new Map<string, Row[]>();
   let heading = '';
@@ -47,6 +51,11 @@ export function readmeTables(markdown: string): Map<string, Row[]> {
 const DECIMALS: Record<string, number> = { JPY: 0 }; // ISO 4217 minor units; the others have 2
 const decimalsOf = (currency: string) => DECIMALS[currency] ?? 2;
 const rounded = (value: unknown, currency: string) => Math.round(Number(value ?? 0) * 10 ** decimalsOf(currency)) / 10 ** decimalsOf(currency);
+/**
+ * An amount as the README writes it, rounded to the currency's minor unit.
+ * @example
+ * money(-87900, 'INR'); // '-87,900.00'
+ */
 export const money = (value: unknown, currency: string) =>
   rounded(value, currency).toLocaleString('en-US', { minimumFractionDigits: decimalsOf(currency), maximumFractionDigits: decimalsOf(currency) });
 const percent = (part: number, whole: number) => ((part / Math.abs(whole)) * 100).toFixed(2);
@@ -61,7 +70,12 @@ const month = (value: string | undefined) => Number(safe(value ?? '', /^\d{6}$/)
 const REVENUE = "CAST(hkont AS VARCHAR) IN ('400000', '410000')";
 const DISTINCT_PLAN = '(SELECT DISTINCT bukrs, gjahr_monat, hkont, plan_wert, waers FROM gl_plan) d';
 
-/** First and last month of fiscal year `fy` (April–March, named by the year it starts in) or of its quarter `q`. */
+/**
+ * First and last month of a fiscal year (April–March, named by the year it starts in) or of one of its quarters.
+ * @example
+ * fiscalRange('FY2024'); // [202404, 202503]
+ * fiscalRange('Q4 FY2024'); // [202501, 202503]
+ */
 export function fiscalRange(label: string): [number, number] {
   const match = /^(?:Q([1-4]) )?FY(\d{4})$/.exec(label);
   if (!match) throw new Error(`not a fiscal year or quarter: ${label}`);
