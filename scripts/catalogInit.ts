@@ -1,19 +1,25 @@
 /**
- * `npm run catalog:init -- --from URL [--tables a,b] [--out FILE] [--force] [--sample-rows N]`:
- * drafts a catalog (sources, dimensions, measures, comparison defaults) from an existing
- * database, opened read-only: `sqlite:FILE`, `duckdb:FILE` or `postgres://…`. The YAML goes to
- * --out (an existing file is refused without --force) or to stdout; progress goes to stderr.
+ * `npm run catalog:init -- --from URL|FILES [--tables a,b] [--out FILE] [--force] [--sample-rows N]`:
+ * drafts a catalog (sources, dimensions, measures, periods and their format, value names, plan
+ * and actual pairs, comparison defaults) from an existing database, opened read-only
+ * (`sqlite:FILE`, `duckdb:FILE` or `postgres://…`), or from CSV/Parquet files or folders of them.
+ * The YAML goes to --out (an existing file is refused without --force) or to stdout; progress,
+ * where the draft went and the report of what was decided (and how sure) go to stderr.
  * The work is in src/catalog/draft; this is the command line around it. Exit 1 on a failure,
  * 2 on a usage error. The database's password is never printed or written.
  */
 import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_SAMPLE_ROWS, draftCatalog, withoutCredentials } from '../src/catalog/draft/index.ts';
 
 const USAGE = [
-  'usage: npm run catalog:init -- --from URL [--tables a,b] [--out FILE] [--force] [--sample-rows N]',
+  'usage: npm run catalog:init -- --from URL|FILES [--tables a,b] [--out FILE] [--force] [--sample-rows N]',
   '  URL: sqlite:FILE, duckdb:FILE or postgres://USER@HOST:PORT/DATABASE (password from PGPASSWORD or ~/.pgpass)',
+  '  FILES: .csv, .csv.gz or .parquet files or folders of them, comma-separated (relative to the working directory);',
+  '         the draft reads them through DuckDB, with paths relative to the --out file\'s folder',
+  '  --out: write the draft there (else it is printed on stdout); the report goes to stderr either way',
   `  --sample-rows: tables with more rows are profiled on their first N rows (default ${DEFAULT_SAMPLE_ROWS})`,
 ].join('\n');
 
@@ -79,7 +85,8 @@ function redactArgs(message: string, args: readonly string[]): string {
  */
 export async function runCatalogInit(input: CommandLine, io: { stdout: { write(text: string): unknown }; stderr: { write(text: string): unknown } }): Promise<number> {
   try {
-    const draft = await draftCatalog({ from: input.from, ...(input.tables ? { tables: input.tables } : {}), sampleRows: input.sampleRows, onProgress: (line) => io.stderr.write(`${line}\n`) });
+    const catalogDirectory = input.out ? path.dirname(path.resolve(input.out)) : undefined;
+    const draft = await draftCatalog({ from: input.from, ...(input.tables ? { tables: input.tables } : {}), ...(catalogDirectory ? { catalogDirectory } : {}), sampleRows: input.sampleRows, onProgress: (line) => io.stderr.write(`${line}\n`) });
     if (input.out) {
       try {
         writeFileSync(input.out, draft.yaml, { flag: input.force ? 'w' : 'wx' });
@@ -90,8 +97,10 @@ export async function runCatalogInit(input: CommandLine, io: { stdout: { write(t
       io.stderr.write(`Drafted ${draft.sources.length} source(s) from ${draft.target} into ${input.out}. Search it for CHECK, then start the service with CATALOG=${input.out}.\n`);
     } else {
       io.stdout.write(draft.yaml);
+      io.stderr.write(`Drafted ${draft.sources.length} source(s) from ${draft.target}; the catalog was printed on standard output (use --out FILE to write it to a file).\n`);
     }
     for (const table of draft.notDrafted) io.stderr.write(`Not drafted: ${table.table}: ${table.reason}\n`);
+    io.stderr.write(`\n${draft.report.join('\n')}\n`);
     return 0;
   } catch (error) {
     io.stderr.write(`catalog:init failed: ${withoutCredentials((error as Error).message, input.from)}\n`);

@@ -66,6 +66,7 @@ function crossCheck(document: CatalogDocument, options: LoadCatalogOptions): Pro
         });
       }
     }
+    problems.push(...periodFormatProblems(name, source, at));
     (source.defaults.measures ?? []).forEach((measureName, index) => {
       if (!source.measures[measureName]) {
         problems.push({ path: at('defaults', 'measures', index), message: `'${measureName}' is not a measure of this source (measures: ${measures.join(', ')})` });
@@ -93,8 +94,33 @@ function crossCheck(document: CatalogDocument, options: LoadCatalogOptions): Pro
           problems.push({ path, message: `column '${column}' does not exist in table '${source.table}' (columns: ${columns.join(', ')})` });
         }
       };
-      for (const [dimensionName, dimension] of Object.entries(source.dimensions)) checkColumn(dimension.column, at('dimensions', dimensionName, 'column'));
+      for (const [dimensionName, dimension] of Object.entries(source.dimensions)) {
+        checkColumn(dimension.column, at('dimensions', dimensionName, 'column'));
+        checkColumn(dimension.year_column, at('dimensions', dimensionName, 'year_column'));
+      }
       for (const [measureName, measure] of Object.entries(source.measures)) checkColumn(measure.column, at('measures', measureName, 'column'));
+    }
+  }
+  return problems;
+}
+
+/**
+ * A period dimension's declared `format` must be one the service reads: YYYYPPP only for now.
+ * Any other is refused by name rather than loaded, because a YYYYPPP filter on a YYYYMM column
+ * would match nothing and answer every question with 0 (never a silent wrong filter).
+ */
+function periodFormatProblems(name: string, source: CatalogDocument['sources'][string], at: (...rest: (string | number)[]) => (string | number)[]): Problem[] {
+  const problems: Problem[] = [];
+  for (const [dimensionName, dimension] of Object.entries(source.dimensions)) {
+    const here = (key: string) => at('dimensions', dimensionName, key);
+    if (dimension.format !== undefined && dimension.type !== 'period') problems.push({ path: here('format'), message: 'format is for period dimensions only (type: period)' });
+    if (dimension.year_column !== undefined && dimension.format !== 'year_period') problems.push({ path: here('year_column'), message: 'year_column goes with format: year_period only' });
+    if (dimension.format === 'year_period' && dimension.year_column === undefined) problems.push({ path: here('format'), message: 'format year_period needs year_column (the column holding the fiscal year)' });
+    if (dimension.type === 'period' && dimension.format !== undefined && dimension.format !== 'YYYYPPP') {
+      problems.push({
+        path: here('format'),
+        message: `source ${name}, dimension ${dimensionName}: period format ${dimension.format} is not supported yet; this service reads periods as YYYYPPP only (2024012 = period 12 of 2024). Expose a YYYYPPP column (a view) and point the dimension at it with format: YYYYPPP, or drop type: period to read it as text.`,
+      });
     }
   }
   return problems;

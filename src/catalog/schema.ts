@@ -12,11 +12,23 @@ const identifier = z
 /** Logical names the model uses: snake_case. */
 const logicalName = z.string().regex(/^[a-z][a-z0-9_]*$/, { error: 'must be snake_case (a-z, 0-9, _)' });
 
+/** The period notations a catalog may declare (`format` of a period dimension). */
+export const PERIOD_FORMATS = ['YYYYPPP', 'YYYYMM', 'YYYY-MM', 'date', 'year_period'] as const;
+
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 const dimensionSchema = z.strictObject({
   column: identifier,
   type: z.enum(['text', 'period']).default('text'),
+  /**
+   * How a period dimension's values are written (type: period only; default YYYYPPP, 2024012):
+   * YYYYMM (202412), YYYY-MM (2024-12), date (a DATE or TIMESTAMP column: the month of the date),
+   * year_period (the column holds the period 1..16 of the fiscal year held in year_column).
+   * The service reads YYYYPPP only for now: loadCatalog refuses the others by name.
+   */
+  format: z.enum(PERIOD_FORMATS).optional(),
+  /** For format year_period: the column holding the fiscal year (2024). */
+  year_column: identifier.optional(),
   description: z.string().min(1),
   examples: z.array(scalar.transform(String)).default([]),
   /** `high` for near-unique values (document numbers): comparisons on it skip pre-aggregation. */

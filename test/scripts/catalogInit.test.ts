@@ -198,17 +198,20 @@ describe('guesses on other shapes of data', () => {
     const draft = await draftCatalog({ from: `sqlite:${file}`, sampleRows: 100 });
     const out = path.join(directory, 'shapes.yaml');
     writeFileSync(out, draft.yaml);
-    loadCatalog(out, { columnsOf: await columnsOf(`sqlite:${file}`, out) });
+    // A YYYY-MM period is declared as such, and refused by name until the service reads that format.
+    expect(() => loadCatalog(out)).toThrow(/sources\.posting_lines\.dimensions\.period\.format: source posting_lines, dimension period: period format YYYY-MM is not supported yet; this service reads periods as YYYYPPP only/);
     const source = (parse(draft.yaml) as any).sources.posting_lines;
     expect(source.description).toContain('more than 100 rows (the draft read the first 100)');
-    expect(source.dimensions.month).toMatchObject({ column: 'Month', type: 'period' });
+    expect(source.dimensions.period).toMatchObject({ column: 'Month', type: 'period', format: 'YYYY-MM' });
     expect(source.dimensions.posted_on.type).toBeUndefined();
-    expect(draft.yaml).toContain('CHECK: looks like a period too, but Month was taken as the period');
+    expect(draft.yaml).toContain('CHECK: looks like a period too (date), but Month was taken as the period');
     expect(source.dimensions.doc_id).toMatchObject({ column: 'DocId', cardinality: 'high' });
     expect(draft.yaml).toContain('CHECK: an identifier by its name, drafted as a dimension');
-    expect(source.measures.amount).toMatchObject({ column: 'Amount', aggregation: 'sum', currency_dimension: 'waers' });
+    // waers and Amount are in the ERP dictionary: currency and amount, the names the skills read best.
+    expect(source.dimensions.currency).toMatchObject({ column: 'waers', synonyms: expect.arrayContaining(['currency key']) });
+    expect(source.measures.amount).toMatchObject({ column: 'Amount', aggregation: 'sum', currency_dimension: 'currency' });
     expect(source.measures.fx_rate).toMatchObject({ aggregation: 'avg' });
-    expect(draft.yaml).toContain('Period filters are written as YYYYPPP');
+    expect(draft.report.join('\n')).toMatch(/Period format YYYY-MM \(posting_lines\.period\): the service reads YYYYPPP periods only for now/);
     expect(draft.yaml).toContain('CHECK: column notes left out');
     expect(existsSync(out)).toBe(true);
   });

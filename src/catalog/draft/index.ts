@@ -1,22 +1,31 @@
 /**
- * Drafts a catalog from an existing database (`npm run catalog:init`, scripts/catalogInit.ts):
- * opens it read-only through the service's own engines (SQLite, DuckDB, PostgreSQL), profiles
- * its tables with bounded queries (introspect.ts), guesses sources, dimensions and measures
- * (guess.ts) and writes them as commented YAML (render.ts). The draft is valid per the catalog
- * schema and names only columns that exist, so it loads as it is; what a person must confirm
- * is marked `# CHECK:`. The database's password never appears in the draft or in an error.
+ * Drafts a catalog from an existing database or from CSV/Parquet files (`npm run catalog:init`,
+ * scripts/catalogInit.ts): opens it read-only through the service's own engines (SQLite, DuckDB,
+ * PostgreSQL; files through an in-memory DuckDB, files.ts), profiles its tables with bounded
+ * queries (introspect.ts), guesses sources, dimensions and measures (guess.ts, with the ERP
+ * dictionary of vocabulary.ts), turns master data into value names (masterData.ts), pairs a plan
+ * table with its actuals (pairing.ts), writes commented YAML (render.ts) and a report of what it
+ * decided and how sure it is (report.ts). The draft is valid per the catalog schema and names
+ * only columns that exist; what a person must confirm is marked `# CHECK:`. The database's
+ * password never appears in the draft, the report or an error.
  */
 import { describeConnection, engineOf, openEngine, type ConnectionSpec } from '../../data/connections.ts';
 import { redactConnectionUrl } from '../../shared/redact.ts';
 import { catalogSchema } from '../schema.ts';
 import { parse } from 'yaml';
+import { catalogPaths, fileTables, FILES_CONNECTION, isFilesSource } from './files.ts';
 import { draftSource, guessAlignOn, type SourceDraft } from './guess.ts';
-import { listTables, profileTable } from './introspect.ts';
+import { listTables, profileTable, type TableProfile } from './introspect.ts';
+import { applyValueNames, masterDataOf } from './masterData.ts';
+import { pairPlans } from './pairing.ts';
 import { renderDraft } from './render.ts';
+import { draftReport, type ReportInput } from './report.ts';
 
 export interface DraftOptions {
-  /** sqlite:FILE, duckdb:FILE or postgres://… */
+  /** sqlite:FILE, duckdb:FILE, postgres://…, or CSV/Parquet files and folders (comma-separated). */
   from: string;
+  /** The folder the catalog will be written in: file paths are written relative to it (else absolute). */
+  catalogDirectory?: string;
   /** Only these tables (default: every table and view of the database's current schema). */
   tables?: string[];
   /** Tables with more rows are profiled on their first N rows (default 100 000). */
@@ -33,6 +42,8 @@ export interface DraftResult {
   notDrafted: { table: string; reason: string }[];
   /** Where the draft came from, safe to show. */
   target: string;
+  /** What the draft decided and how sure it is, and what needs a person (report.ts). */
+  report: string[];
 }
 
 export const DEFAULT_SAMPLE_ROWS = 100_000;
@@ -48,9 +59,10 @@ const STATEMENT_TIMEOUT_MS = 60_000;
  * writeFileSync('catalog.draft.yaml', draft.yaml);
  */
 export async function draftCatalog(options: DraftOptions): Promise<DraftResult> {
-  const spec: ConnectionSpec = { name: 'default', url: options.from };
-  const target = describeTarget(options.from);
-  const redact = (error: unknown) => new Error(withoutCredentials(String((error as Error)?.message ?? error), options.from));
+  const files = isFilesSource(options.from) ? fileTables(options.from) : undefined;
+  const spec: ConnectionSpec = files ? { name: FILES_CONNECTION, url: 'duckdb:', files } : { name: 'default', url: options.from };
+  const target = files ? `files ${Object.values(files).join(', ')}` : describeTarget(options.from);
+  const redact = (error: unknown) => new Error(files ? String((error as Error)?.message ?? error) : withoutCredentials(String((error as Error)?.message ?? error), options.from));
   let engine;
   try {
     engine = await openEngine(spec, { statementTimeoutMs: STATEMENT_TIMEOUT_MS });
@@ -62,7 +74,7 @@ export async function draftCatalog(options: DraftOptions): Promise<DraftResult> 
     const tables = options.tables && options.tables.length > 0 ? [...new Set(options.tables)] : present;
     const missing = tables.filter((table) => !present.includes(table));
     if (missing.length > 0) throw new Error(`no table ${missing.join(', ')} in ${target} (tables: ${present.join(', ') || 'none'})`);
-    const sources: SourceDraft[] = [];
+    const drafted: { profile: TableProfile; source: SourceDraft }[] = [];
     const notDrafted: DraftResult['notDrafted'] = [];
     const usedNames = new Set<string>();
     for (const table of tables) {
@@ -72,21 +84,51 @@ export async function draftCatalog(options: DraftOptions): Promise<DraftResult> 
       }
       const profile = await profileTable(engine, table, { sampleRows: options.sampleRows ?? DEFAULT_SAMPLE_ROWS });
       const draft = draftSource(profile, usedNames);
-      if (draft.ok) sources.push(draft.source);
+      if (draft.ok) drafted.push({ profile, source: draft.source });
       else notDrafted.push({ table, reason: draft.reason });
       options.onProgress?.(`${table}: ${profile.sampled ? `first ${profile.rows}` : profile.rows} rows, ${draft.ok ? `${draft.source.dimensions.length} dimensions, ${draft.source.measures.length} measures` : `not drafted (${draft.reason})`}`);
     }
+    // Master data names the keys of the other sources instead of being a source itself.
+    const masters: ReportInput['masters'][number][] = [];
+    for (const { profile } of drafted) {
+      const others = drafted.filter((d) => d.profile !== profile && !masters.some((m) => m.table === d.profile.table)).map((d) => d.source);
+      const master = masterDataOf(profile, others);
+      if (!master) continue;
+      const named = await applyValueNames(engine, master, others);
+      masters.push({ table: profile.table, named });
+      notDrafted.push({ table: profile.table, reason: `master data: its ${master.labels.join(', ')} became the value names of ${named.map((n) => `${n.source}.${n.dimension}`).join(', ')}` });
+    }
+    const sources = drafted.map((d) => d.source).filter((source) => !masters.some((m) => m.table === source.table));
     if (sources.length === 0) throw new Error(`nothing to draft in ${target}: ${notDrafted.map((t) => `${t.table} (${t.reason})`).join('; ') || 'it has no tables'}`);
-    const yaml = renderDraft({ sources, alignment: guessAlignOn(sources), header: header(options.from, target, sources.length), notDrafted });
+    const pairings = pairPlans(sources);
+    if (files) for (const source of sources) source.connection = FILES_CONNECTION;
+    const connections = files ? { [FILES_CONNECTION]: { files: catalogPaths(pickTables(files, sources), options.catalogDirectory) } } : undefined;
+    const needs = periodNeeds(sources);
+    const yaml = renderDraft({ sources, alignment: guessAlignOn(sources), header: header(options.from, target, sources.length, files !== undefined, options.catalogDirectory !== undefined), notDrafted, ...(connections ? { connections } : {}) });
     // The draft must be a catalog; a failure here is a bug of the drafter, not of the database.
     const checked = catalogSchema.safeParse(parse(yaml));
     if (!checked.success) throw new Error(`the draft is not a valid catalog (a bug of catalog:init): ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-    return { yaml, sources: sources.map((s) => s.name), notDrafted, target };
+    return { yaml, sources: sources.map((s) => s.name), notDrafted, target, report: draftReport({ sources, pairings, masters, needs }) };
   } catch (error) {
     throw redact(error);
   } finally {
     await engine.close();
   }
+}
+
+/** Only the files of the drafted sources are declared (master data and skipped tables are not read by the service). */
+function pickTables(files: Record<string, string>, sources: readonly SourceDraft[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(files).filter(([table]) => sources.some((source) => source.table === table)));
+}
+
+/** Period formats the service does not read yet: the catalog will not load until it does (loadCatalog.ts says so too). */
+function periodNeeds(sources: readonly SourceDraft[]): string[] {
+  const periods = sources.flatMap((source) => source.dimensions.filter((d) => d.type === 'period' && d.format !== 'YYYYPPP').map((d) => ({ at: `${source.name}.${d.name}`, format: d.format! })));
+  const formats = [...new Set(periods.map((p) => p.format))];
+  return formats.map((format) => {
+    const at = periods.filter((p) => p.format === format).map((p) => p.at).join(', ');
+    return `Period format ${format} (${at}): the service reads YYYYPPP periods only for now, so it refuses to start on this catalog, naming the format. Until periods in ${format} are supported, point the dimension at a YYYYPPP column (a view) or drop its type: period.`;
+  });
 }
 
 /**
@@ -113,8 +155,19 @@ export function withoutCredentials(text: string, url: string): string {
 }
 
 /** Where the draft came from and, off SQLite, how the service reaches the database. */
-function header(url: string, target: string, sourceCount: number): string[] {
-  const lines = [`Catalog draft made by \`npm run catalog:init\` from ${target} (${sourceCount} source${sourceCount === 1 ? '' : 's'}).`];
+function header(url: string, target: string, sourceCount: number, files: boolean, relative: boolean): string[] {
+  const lines = [`Catalog draft made by \`npm run catalog:init\` from ${files ? 'CSV/Parquet files' : target} (${sourceCount} source${sourceCount === 1 ? '' : 's'}).`];
+  if (files) {
+    return [
+      ...lines,
+      '',
+      `Connection: the files are read through DuckDB (connections.${FILES_CONNECTION} below; each source says connection: ${FILES_CONNECTION}).`,
+      relative
+        ? 'Their paths are relative to this file\'s folder, as the service resolves them: move the files and this file together.'
+        : 'Their paths are absolute (the draft was printed, not written to a file); a relative path would be resolved against this file\'s folder.',
+      'The default connection (DATA_URL or DATA_DB) is still opened at start: keep it pointing at a database that exists.',
+    ];
+  }
   const engine = engineOf(url);
   if (engine === 'sqlite') return lines;
   lines.push(

@@ -15,17 +15,20 @@ export interface RenderInput {
   header: string[];
   /** Tables that did not become sources, with the reason. */
   notDrafted: { table: string; reason: string }[];
+  /** Connections besides the default one (a DuckDB over files: `{ files: { files: { gl: gl.csv } } }`). */
+  connections?: Record<string, { files: Record<string, string> }>;
 }
 
 /** What a person must do with any draft, whatever the database. */
 const INSTRUCTIONS = [
   'Every guess to confirm is marked CHECK, and every description is a placeholder. Before use:',
   '  - describe each source, dimension and measure: the model reads the descriptions;',
-  '  - give the logical names (the keys) the words people use, the same concept the same name in',
-  '    every source: the bundled skills align on company and period (comparison.default_align_on),',
-  '    and read amount, currency and version best under those names;',
-  '  - add what a draft cannot know: aliases, synonyms, values (business names of codes), implied,',
-  '    defaults.filters (e.g. version: ACTUAL), group_currency and not_held (subjects the data lacks).',
+  '  - check the logical names (the keys), synonyms and value names: columns the ERP dictionary knows',
+  '    (bukrs, hkont, gjahr_monat, hsl…) got the words people use (company, account, period, amount),',
+  '    master-data descriptions became value names; the bundled skills align on company and period',
+  '    (comparison.default_align_on) and read amount, currency and version best under those names;',
+  '  - add what a draft cannot know: aliases, more synonyms and value names, defaults.filters,',
+  '    group_currency and not_held (subjects the data lacks).',
   'Then check it: start the service with CATALOG=<this file>; problems are reported with their line.',
 ];
 
@@ -48,6 +51,7 @@ export function renderDraft(input: RenderInput): string {
 function draftDocument(input: RenderInput): Document {
   const document = new Document({
     version: 1,
+    ...(input.connections ? { connections: input.connections } : {}),
     comparison: {
       default_align_on: input.alignment.alignOn,
       thresholds: { match: { absolute: 0.01, percent: 0.01 }, minor: { absolute: 1000, percent: 1 } },
@@ -69,9 +73,15 @@ function draftDocument(input: RenderInput): Document {
     for (const dimension of source.dimensions) {
       commentKey(document, [...at, 'dimensions', dimension.name], dimension.checks);
       flow(document, [...at, 'dimensions', dimension.name, 'examples']);
+      flow(document, [...at, 'dimensions', dimension.name, 'synonyms']);
+      for (const value of Object.keys(dimension.values)) flow(document, [...at, 'dimensions', dimension.name, 'values', value]);
       if (dimension.cardinalityNote) commentValue(document, [...at, 'dimensions', dimension.name, 'cardinality'], dimension.cardinalityNote);
     }
-    for (const measure of source.measures) commentKey(document, [...at, 'measures', measure.name], measure.checks);
+    for (const measure of source.measures) {
+      commentKey(document, [...at, 'measures', measure.name], measure.checks);
+      flow(document, [...at, 'measures', measure.name, 'synonyms']);
+    }
+    for (const key of ['aliases', 'implied']) flow(document, [...at, key]);
     if (source.defaultMeasure) {
       flow(document, [...at, 'defaults', 'measures']);
       commentKey(document, [...at, 'defaults'], ['CHECK: the measure a question without one gets.']);
@@ -83,7 +93,10 @@ function draftDocument(input: RenderInput): Document {
 function sourceDocument(source: SourceDraft) {
   return {
     description: source.description,
+    ...(source.connection ? { connection: source.connection } : {}),
+    ...(source.aliases.length ? { aliases: source.aliases } : {}),
     table: source.table,
+    ...(Object.keys(source.implied).length ? { implied: source.implied } : {}),
     dimensions: Object.fromEntries(source.dimensions.map((d) => [d.name, dimensionDocument(d)])),
     measures: Object.fromEntries(source.measures.map((m) => [m.name, measureDocument(m)])),
     ...(source.defaultMeasure ? { defaults: { measures: [source.defaultMeasure] } } : {}),
@@ -93,10 +106,13 @@ function sourceDocument(source: SourceDraft) {
 function dimensionDocument(dimension: DimensionDraft) {
   return {
     column: dimension.column,
-    ...(dimension.type === 'period' ? { type: 'period' } : {}),
+    ...(dimension.type === 'period' ? { type: 'period', format: dimension.format ?? 'YYYYPPP' } : {}),
+    ...(dimension.yearColumn ? { year_column: dimension.yearColumn } : {}),
     description: dimension.description,
     examples: dimension.examples,
     ...(dimension.cardinality === 'high' ? { cardinality: 'high' } : {}),
+    ...(dimension.synonyms.length ? { synonyms: dimension.synonyms } : {}),
+    ...(Object.keys(dimension.values).length ? { values: dimension.values } : {}),
   };
 }
 
@@ -107,6 +123,7 @@ function measureDocument(measure: MeasureDraft) {
     description: measure.description,
     ...(measure.currency_dimension ? { currency_dimension: measure.currency_dimension } : {}),
     ...(measure.unit ? { unit: measure.unit } : {}),
+    ...(measure.synonyms.length ? { synonyms: measure.synonyms } : {}),
   };
 }
 

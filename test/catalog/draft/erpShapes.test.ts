@@ -1,0 +1,162 @@
+/**
+ * The drafter (src/catalog/draft) on small SAP-shaped databases built here in SQLite: roles come
+ * from types and the ERP dictionary, not from counts (an 11-valued budget amount is a measure);
+ * a YYYYPPP period named `periode` is the period; master data become value names in the
+ * language kept (English); a budget table is the BUDGET of the ledger, and the service started on
+ * the draft, with no hand edit, answers actual vs budget with the figures of the database.
+ * Other period shapes are declared with their format (a fiscal year and a period in two columns,
+ * a DATE column), and a catalog declaring a format the service does not read yet is refused at
+ * startup, naming the source, the dimension and the format.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { draftCatalog } from '../../../src/catalog/draft/index.ts';
+import { loadCatalog } from '../../../src/catalog/loadCatalog.ts';
+import { ConfigurationError } from '../../../src/errors/index.ts';
+import { temporaryDirectory } from '../../support/catalogFixture.ts';
+import { listenService, type ListeningService } from '../../support/listeningService.ts';
+
+const directory = temporaryDirectory('erp-draft-test-');
+const COMPANIES = [['1000', 'Muster GmbH', 'EUR'], ['2000', 'Example Ltd', 'GBP']] as const;
+const ACCOUNTS = [['400000', 'Revenue domestic', 'Umsatzerlöse Inland'], ['600000', 'Personnel expenses', 'Personalaufwand'], ['650000', 'Office rent', 'Büromiete']] as const;
+
+/** A ledger (YYYYPPP in `periode`), a budget table whose amount has 11 distinct values, company and account master data. */
+function ledgerDatabase(file: string): void {
+  const database = new Database(file);
+  database.exec(`
+    CREATE TABLE gl_lines (bukrs TEXT, periode TEXT, hkont TEXT, belnr TEXT, hsl REAL, rwcur TEXT);
+    CREATE TABLE budget (bukrs TEXT, periode TEXT, hkont TEXT, plan_wert REAL, waers TEXT);
+    CREATE TABLE t001 (bukrs TEXT, butxt TEXT, waers TEXT);
+    CREATE TABLE skat (spras TEXT, saknr TEXT, txt50 TEXT);
+  `);
+  const line = database.prepare('INSERT INTO gl_lines VALUES (?, ?, ?, ?, ?, ?)');
+  const plan = database.prepare('INSERT INTO budget VALUES (?, ?, ?, ?, ?)');
+  let document = 100;
+  for (const [company, , currency] of COMPANIES) {
+    for (const period of ['2025001', '2025002', '2025003']) {
+      ACCOUNTS.forEach(([account], index) => {
+        const sign = account === '400000' ? 1 : -1;
+        for (let n = 0; n < 4; n += 1) line.run(company, period, account, String((document += 1)), sign * (1000 * (index + 1) + n * 37.5 + Number(period.slice(-1)) * 11.25), currency);
+        // Round budget figures: 11 distinct values over 18 rows.
+        plan.run(company, period, account, sign * [4000, 4500, 5000, 8000, 8500, 9000, 12000, 12500, 13000, 4200, 8200][(index * 3 + Number(period.slice(-1)) - 1 + (company === '2000' ? 2 : 0)) % 11]!, currency);
+      });
+    }
+  }
+  for (const company of COMPANIES) database.prepare('INSERT INTO t001 VALUES (?, ?, ?)').run(...company);
+  for (const [account, english, german] of ACCOUNTS) {
+    database.prepare('INSERT INTO skat VALUES (?, ?, ?)').run('D', account, german);
+    database.prepare('INSERT INTO skat VALUES (?, ?, ?)').run('E', account, english);
+  }
+  database.close();
+}
+
+const ledger = path.join(directory, 'ledger.db');
+let draft: Awaited<ReturnType<typeof draftCatalog>>;
+let document: any;
+
+beforeAll(async () => {
+  ledgerDatabase(ledger);
+  draft = await draftCatalog({ from: `sqlite:${ledger}` });
+  document = parse(draft.yaml);
+});
+
+describe('a SAP-shaped ledger with a budget table and master data', () => {
+  it('drafts roles from types and the dictionary: the 11-valued budget amount is a measure, periode is the YYYYPPP period', () => {
+    expect(Object.keys(document.sources)).toEqual(['budget', 'gl_lines']);
+    const budget = document.sources.budget;
+    expect(budget.measures.amount).toMatchObject({ column: 'plan_wert', aggregation: 'sum', currency_dimension: 'currency' });
+    expect(budget.defaults.measures).toEqual(['amount']);
+    const gl = document.sources.gl_lines;
+    expect(gl.dimensions.period).toMatchObject({ column: 'periode', type: 'period', format: 'YYYYPPP' });
+    expect(gl.dimensions.company).toMatchObject({ column: 'bukrs', synonyms: expect.arrayContaining(['company code', 'entity']) });
+    expect(gl.dimensions.account.column).toBe('hkont');
+    expect(gl.dimensions.document).toMatchObject({ column: 'belnr', cardinality: 'high' });
+    expect(gl.measures.amount).toMatchObject({ column: 'hsl', currency_dimension: 'currency', synonyms: expect.arrayContaining(['local currency']) });
+    expect(document.comparison.default_align_on).toEqual(['company', 'period']);
+  });
+
+  it('turns master data into value names, in English, and calls revenue accounts revenue', () => {
+    const gl = document.sources.gl_lines;
+    expect(gl.dimensions.company.values).toEqual({ '1000': ['Muster GmbH'], '2000': ['Example Ltd'] });
+    expect(gl.dimensions.account.values).toEqual({ '400000': ['Revenue domestic', 'revenue'], '600000': ['Personnel expenses', 'expenses'], '650000': ['Office rent'] });
+    expect(document.sources.budget.dimensions.account.values['400000']).toEqual(['Revenue domestic', 'revenue']);
+    expect(draft.notDrafted.map((t) => t.table)).toEqual(['skat', 't001']);
+  });
+
+  it('drafts the budget table as the BUDGET of the ledger and says so in the report', () => {
+    expect(document.sources.gl_lines).toMatchObject({ implied: { version: 'ACTUAL' }, aliases: ['actuals'] });
+    expect(document.sources.budget).toMatchObject({ implied: { version: 'BUDGET' }, aliases: ['budget', 'plan'] });
+    const report = draft.report.join('\n');
+    expect(report).toContain('budget is the BUDGET of gl_lines: actual vs budget = compare_sources gl_lines vs budget on amount');
+    expect(report).toMatch(/period +periode +period YYYYPPP +sure/);
+    expect(report).toMatch(/skat → budget\.account, gl_lines\.account: 3 names \(1 called revenue, 1 called expenses/);
+    expect(report).not.toContain('Period format');
+  });
+
+  describe('the service started on the draft as it is', () => {
+    let service: ListeningService;
+    beforeAll(async () => {
+      const catalog = path.join(directory, 'ledger.yaml');
+      writeFileSync(catalog, draft.yaml);
+      service = await listenService({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', QUERY_WORKERS: '1', DATA_URL: `sqlite:${ledger}`, CATALOG: catalog, APP_DB: path.join(directory, 'app.db') });
+    }, 60_000);
+    afterAll(() => service?.close());
+
+    it('answers actual vs budget (compare_sources ledger vs budget) with the figures of the database', async () => {
+      const response = await fetch(`${service.url}/tools/compare_sources`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ source_a: 'gl_lines', source_b: 'budget', measure: 'amount', filters: { company: '1000', period: 'February 2025' }, align_on: ['account'] }),
+      });
+      const body = (await response.json()) as any;
+      expect(response.status, JSON.stringify(body)).toBe(200);
+      const database = new Database(ledger, { readonly: true });
+      const sum = (sql: string) => (database.prepare(sql).pluck().get() as number);
+      const actual = sum("SELECT ROUND(SUM(hsl), 2) FROM gl_lines WHERE bukrs = '1000' AND periode = '2025002'");
+      const planned = sum("SELECT ROUND(SUM(plan_wert), 2) FROM budget WHERE bukrs = '1000' AND periode = '2025002'");
+      database.close();
+      expect(body.result.summary).toMatchObject({ aligned_rows: 3, only_in_a: 0, only_in_b: 0 });
+      expect(body.result.summary.totals).toEqual([{ currency: 'EUR', total_a: actual, total_b: planned, difference: expect.closeTo(actual - planned, 2), difference_percent: expect.any(Number) }]);
+    });
+  });
+});
+
+describe('other period shapes', () => {
+  it('declares a fiscal year and a period held in two columns as format year_period, and a DATE column as date', async () => {
+    const file = path.join(directory, 'split.db');
+    const database = new Database(file);
+    database.exec('CREATE TABLE ledger (gjahr INTEGER, monat INTEGER, bukrs TEXT, dmbtr REAL, waers TEXT); CREATE TABLE postings (budat DATE, company TEXT, amount REAL)');
+    for (let month = 1; month <= 12; month += 1) {
+      database.prepare('INSERT INTO ledger VALUES (?, ?, ?, ?, ?)').run(2024, month, '1000', month * 10.5, 'EUR');
+      database.prepare('INSERT INTO postings VALUES (?, ?, ?)').run(`2024-${String(month).padStart(2, '0')}-15`, 'C1', month * 2);
+    }
+    database.close();
+    const split = await draftCatalog({ from: `sqlite:${file}` });
+    const sources = (parse(split.yaml) as any).sources;
+    expect(sources.ledger.dimensions.period).toMatchObject({ column: 'monat', type: 'period', format: 'year_period', year_column: 'gjahr' });
+    expect(sources.ledger.dimensions.fiscal_year).toMatchObject({ column: 'gjahr' });
+    expect(sources.ledger.measures.amount).toMatchObject({ column: 'dmbtr', currency_dimension: 'currency' });
+    expect(sources.postings.dimensions.posting_date).toMatchObject({ column: 'budat', type: 'period', format: 'date' });
+    expect(split.report.join('\n')).toMatch(/Period format year_period \(ledger\.period\)[\s\S]*Period format date \(postings\.posting_date\)/);
+    // Until the service reads these formats it refuses the catalog at startup, by name.
+    const catalog = path.join(directory, 'split.yaml');
+    writeFileSync(catalog, split.yaml);
+    const started = listenService({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', QUERY_WORKERS: '1', DATA_URL: `sqlite:${file}`, CATALOG: catalog, APP_DB: path.join(directory, 'split-app.db') });
+    await expect(started).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(started).rejects.toThrow(/sources\.ledger\.dimensions\.period\.format: source ledger, dimension period: period format year_period is not supported yet; this service reads periods as YYYYPPP only/);
+    await expect(started).rejects.toThrow(/source postings, dimension posting_date: period format date is not supported yet/);
+  });
+
+  it('refuses a format on a text dimension, and a year_column without year_period', () => {
+    const file = path.join(directory, 'misdeclared.yaml');
+    const catalog = parse(draft.yaml);
+    catalog.sources.gl_lines.dimensions.account.format = 'YYYYMM';
+    catalog.sources.gl_lines.dimensions.period.year_column = 'bukrs';
+    writeFileSync(file, stringify(catalog));
+    expect(() => loadCatalog(file)).toThrow(/sources\.gl_lines\.dimensions\.account\.format: format is for period dimensions only/);
+    expect(() => loadCatalog(file)).toThrow(/sources\.gl_lines\.dimensions\.period\.year_column: year_column goes with format: year_period only/);
+  });
+});
