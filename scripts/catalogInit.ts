@@ -13,6 +13,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_SAMPLE_ROWS, draftCatalog, withoutCredentials } from '../src/catalog/draft/index.ts';
+import { isFilesSource } from '../src/catalog/draft/files.ts';
 
 const USAGE = [
   'usage: npm run catalog:init -- --from URL|FILES [--tables a,b] [--out FILE] [--force] [--sample-rows N]',
@@ -103,7 +104,9 @@ export async function runCatalogInit(input: CommandLine, io: { stdout: { write(t
     io.stderr.write(`\n${draft.report.join('\n')}\n`);
     return 0;
   } catch (error) {
-    io.stderr.write(`catalog:init failed: ${withoutCredentials((error as Error).message, input.from)}\n`);
+    // File paths hold no credentials, and are the useful part of the message.
+    const message = (error as Error).message;
+    io.stderr.write(`catalog:init failed: ${isFilesSource(input.from) ? message : withoutCredentials(message, input.from)}\n`);
     return 1;
   }
 }
