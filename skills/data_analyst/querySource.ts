@@ -55,7 +55,7 @@ export const querySource = defineTool({
     const measures = (args.measures ?? source.defaultMeasures).map((name) => findMeasure(source, name));
     const notes: string[] = [];
     const dimensions = uniqueDimensions(source, args.dimensions ?? [], measures, notes);
-    const filters = resolveFilters(source, args.filters);
+    const filters = resolveFilters(source, args.filters, { grouped: dimensions.map((d) => d.name) });
     const orderBy = parseOrderBy(args.order_by, [...dimensions.map((d) => d.name), ...measures.map((m) => m.name)]);
     const requested = args.limit ?? DEFAULT_QUERY_ROWS;
     if (requested > MAX_QUERY_ROWS) notes.push(`limit ${requested} was lowered to the maximum of ${MAX_QUERY_ROWS} rows.`);

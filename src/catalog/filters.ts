@@ -69,9 +69,11 @@ export interface ResolvedFilters {
  * source's default filters (e.g. version = ACTUAL) for dimensions the caller left open. A filter
  * on a dimension the source implies (FI is all version ACTUAL) holds for every row with that
  * value and is applied without a condition; any other value is one the source does not hold.
+ * `grouped`: dimensions the result is broken down by, whose defaults are left out ("by version"
+ * lists every version).
  * @throws ToolError unknown_dimension / invalid_value / value_not_held
  */
-export function resolveFilters(source: Source, filters: FilterInput | undefined, options: { applyDefaults?: boolean } = {}): ResolvedFilters {
+export function resolveFilters(source: Source, filters: FilterInput | undefined, options: { applyDefaults?: boolean; grouped?: readonly string[] } = {}): ResolvedFilters {
   const given = filters ?? {};
   const conditions: Condition[] = [];
   const applied: Record<string, unknown> = {};
@@ -88,7 +90,8 @@ export function resolveFilters(source: Source, filters: FilterInput | undefined,
   const defaultsApplied: Record<string, unknown> = {};
   if (options.applyDefaults !== false) {
     for (const [name, value] of Object.entries(source.defaultFilters)) {
-      if (name in given) continue;
+      // A breakdown by the defaulted dimension ("by version") wants every value, not the default's one.
+      if (name in given || options.grouped?.includes(name)) continue;
       const condition = toCondition(findDimension(source, name), value);
       conditions.push(condition);
       applied[name] = defaultsApplied[name] = describeCondition(condition);

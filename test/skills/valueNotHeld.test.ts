@@ -95,6 +95,18 @@ describe.each([
     expect(budget.error.message).toBe('fi_reporting holds version ACTUAL only, not BUDGET: it has no version dimension, every row is ACTUAL.');
   });
 
+  it('breaks down by version over every version the source holds, not only the default ACTUAL', async () => {
+    // Before: "by version" kept the catalog's default version = ACTUAL, so it listed ACTUAL alone.
+    const byVersion = await run('query_source', { source: 'bpc_reporting', dimensions: ['version'], filters: { company: '3000' } });
+    expect(byVersion.rows).toEqual([
+      { version: 'ACTUAL', currency: 'GBP', amount: 1013600 },
+      { version: 'BUDGET', currency: 'GBP', amount: 1080000 },
+    ]);
+    expect(byVersion.filters).toEqual({ company: '3000' });
+    // Without the breakdown the default still holds.
+    expect((await run('query_source', { source: 'bpc_reporting', filters: { company: '3000' } })).filters).toEqual({ company: '3000', version: 'ACTUAL' });
+  });
+
   it('keeps a genuine zero total as 0.00: the elimination of August 2024 nets to zero', async () => {
     const eliminations = { group_account: ['G4100000', 'G5100000'], period: '2024008' };
     const total = await run('query_source', { source: 'consolidation_mart', measures: ['amount_gc'], filters: eliminations });
