@@ -6,8 +6,10 @@
  * the draft, with no hand edit, answers actual vs budget with the figures of the database.
  * Other period shapes are declared with their format (a fiscal year and a period in two columns,
  * a DATE column), and a catalog declaring a format the service does not read yet is refused at
- * startup, naming the source, the dimension and the format.
+ * startup, naming the source, the dimension and the format. DuckDB and PostgreSQL copies of
+ * the ledger draft the same.
  */
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -16,8 +18,11 @@ import { parse, stringify } from 'yaml';
 import { draftCatalog } from '../../../src/catalog/draft/index.ts';
 import { loadCatalog } from '../../../src/catalog/loadCatalog.ts';
 import { ConfigurationError } from '../../../src/errors/index.ts';
+import { loadData } from '../../../src/data/load/index.ts';
 import { temporaryDirectory } from '../../support/catalogFixture.ts';
+import { postgresUrls } from '../../support/engineServers.ts';
 import { listenService, type ListeningService } from '../../support/listeningService.ts';
+import { withPostgres } from '../../support/postgresClient.ts';
 
 const directory = temporaryDirectory('erp-draft-test-');
 const COMPANIES = [['1000', 'Muster GmbH', 'EUR'], ['2000', 'Example Ltd', 'GBP']] as const;
@@ -95,6 +100,24 @@ describe('a SAP-shaped ledger with a budget table and master data', () => {
     expect(report).toMatch(/skat → budget\.account, gl_lines\.account: 3 names \(1 called revenue, 1 called expenses/);
     expect(report).not.toContain('Period format');
   });
+
+  it('decides the same from DuckDB and PostgreSQL copies (the language of skat read with each engine\'s parameters)', async () => {
+    const { adminUrl } = await postgresUrls();
+    const name = `erp_draft_${randomBytes(4).toString('hex')}`;
+    await withPostgres(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+    try {
+      const postgres = new URL(adminUrl);
+      postgres.pathname = `/${name}`;
+      const duckdb = `duckdb:${path.join(directory, 'ledger.duckdb')}`;
+      for (const url of [postgres.toString(), duckdb]) {
+        await loadData({ from: ledger, to: url });
+        const other = parse((await draftCatalog({ from: url })).yaml);
+        expect(other.sources, url).toEqual(document.sources);
+      }
+    } finally {
+      await withPostgres(adminUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    }
+  }, 60_000);
 
   describe('the service started on the draft as it is', () => {
     let service: ListeningService;
