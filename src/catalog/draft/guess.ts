@@ -155,6 +155,8 @@ export function draftSource(profile: TableProfile, usedNames: Set<string>): { ok
     } else if (column.column === split?.column.column) {
       Object.assign(dimension, { type: 'period', format: 'year_period', yearColumn: year!.column.column, confidence: 'likely', basis: `${guess.basis}, with the fiscal year in ${year!.column.column}` });
       dimension.checks = [`CHECK: the period is held in two columns: fiscal year ${year!.column.column} and period ${column.column} (format year_period).`];
+    } else if (guess.periodNumber) {
+      dimension.checks = [`CHECK: period numbers (${dimension.examples.slice(0, 3).join(', ')}) ${period ? `beside the period ${period.column.column}` : 'without a fiscal-year column'}: drafted as text.`];
     } else if (guess.type === 'period') {
       dimension.checks = [`CHECK: looks like a period too (${guess.format}), but ${period!.column.column} was taken as the period (one per source); swap the type: period if this is the one.`];
     }
