@@ -7,10 +7,10 @@
  * Other period shapes are declared with their format (a fiscal year and a period in two columns,
  * a DATE column), and a catalog declaring a format the service does not read yet is refused at
  * startup, naming the source, the dimension and the format. DuckDB and PostgreSQL copies of
- * the ledger draft the same.
+ * the ledger draft the same, and its CSV files, drafted from their folder, are served as drafted.
  */
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -144,6 +144,44 @@ describe('a SAP-shaped ledger with a budget table and master data', () => {
       expect(body.result.summary).toMatchObject({ aligned_rows: 3, only_in_a: 0, only_in_b: 0 });
       expect(body.result.summary.totals).toEqual([{ currency: 'EUR', total_a: actual, total_b: planned, difference: expect.closeTo(actual - planned, 2), difference_percent: expect.any(Number) }]);
     });
+  });
+});
+
+describe('the same ledger as CSV files, drafted from their folder', () => {
+  let service: ListeningService;
+  let catalog: string;
+  beforeAll(async () => {
+    const files = path.join(directory, 'csv');
+    mkdirSync(files);
+    const database = new Database(ledger, { readonly: true });
+    for (const table of ['gl_lines', 'budget', 't001', 'skat']) {
+      const rows = database.prepare(`SELECT * FROM ${table}`).raw(true).all() as unknown[][];
+      const header = database.prepare(`SELECT * FROM ${table}`).columns().map((c) => c.name);
+      writeFileSync(path.join(files, `${table}.csv`), [header, ...rows].map((row) => row.join(',')).join('\n') + '\n');
+    }
+    database.close();
+    const drafted = await draftCatalog({ from: files, catalogDirectory: directory });
+    catalog = path.join(directory, 'csv.yaml');
+    writeFileSync(catalog, drafted.yaml);
+    service = await listenService({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', QUERY_WORKERS: '1', DATA_URL: `sqlite:${ledger}`, CATALOG: catalog, APP_DB: path.join(directory, 'csv-app.db') });
+  }, 60_000);
+  afterAll(() => service?.close());
+
+  it('serves the draft over the files, with the figures of the database', async () => {
+    const drafted = parse(readFileSync(catalog, 'utf8'));
+    expect(drafted.connections.files.files).toEqual({ budget: 'csv/budget.csv', gl_lines: 'csv/gl_lines.csv' });
+    expect(drafted.sources.budget).toMatchObject({ connection: 'files', implied: { version: 'BUDGET' } });
+    const response = await fetch(`${service.url}/tools/query_source`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ source: 'budget', measures: ['amount'], dimensions: ['company'], filters: { period: 'March 2025' } }),
+    });
+    const body = (await response.json()) as any;
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    const database = new Database(ledger, { readonly: true });
+    const expected = database.prepare("SELECT bukrs, SUM(plan_wert) FROM budget WHERE periode = '2025003' GROUP BY bukrs ORDER BY bukrs").raw(true).all() as [string, number][];
+    database.close();
+    expect(body.result.rows.map((row: any) => [String(row.company), row.amount])).toEqual(expected);
   });
 });
 
