@@ -101,6 +101,8 @@ function summaryLine(summary: unknown): string {
 export function presentComparison(result: Row, input: Row): PresentationSpec {
   const summary = isObject(result.summary) ? result.summary : {};
   const totals = records(summary.totals);
+  // A side without rows has no total (its 0 is a placeholder): only the other side's column is shown.
+  const empty = Array.isArray(result.sides_without_rows) && result.sides_without_rows.length === 1 ? String(result.sides_without_rows[0]) : undefined;
   const views: ViewSpec[] = [];
   if (totals.length) {
     views.push({
@@ -109,9 +111,9 @@ export function presentComparison(result: Row, input: Row): PresentationSpec {
       rowsAt: ['summary', 'totals'],
       columns: [
         { key: 'currency', role: 'dimension' },
-        { key: 'total_a', label: '{a}', role: 'measure' },
-        { key: 'total_b', label: '{b}', role: 'measure' },
-        ...SIDE_COLUMNS.slice(2, 4),
+        ...(empty === 'a' ? [] : [{ key: 'total_a', label: '{a}', role: 'measure' } as const]),
+        ...(empty === 'b' ? [] : [{ key: 'total_b', label: '{b}', role: 'measure' } as const]),
+        ...(empty ? [] : SIDE_COLUMNS.slice(2, 4)),
       ],
       notes: typeof result.interpretation === 'string' ? [result.interpretation] : [],
       csvName: ['totals', '{a}', '{b}'],

@@ -14,6 +14,7 @@ import { Connections } from '../../src/data/connections.ts';
 import { createDataAccess } from '../../src/data/dataAccess.ts';
 import type { DataAccess } from '../../src/data/dataAccess.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
+import type { ToolContext } from '../../src/skills/api.ts';
 import { loadSkills } from '../../src/skills/loader.ts';
 import { SkillRegistry } from '../../src/skills/registry.ts';
 import { engineSampleUrls } from '../support/engineSamples.ts';
@@ -32,10 +33,11 @@ describe.each([
   let registry: SkillRegistry;
   let data: DataAccess;
   let run: (tool: string, args: unknown) => Promise<any>;
+  let context: ToolContext;
   beforeAll(async () => {
     registry = new SkillRegistry(await loadSkills(path.join(projectRoot, 'skills')));
     data = createDataAccess(new Connections([{ name: 'default', url }], { statementTimeoutMs: 30_000 }));
-    const context = { catalog: loadCatalog(path.join(projectRoot, 'data/sources.yaml')), data, logger: silentLogger() };
+    context = { catalog: loadCatalog(path.join(projectRoot, 'data/sources.yaml')), data, logger: silentLogger() };
     run = async (tool, args) => {
       const outcome = await registry.execute(tool, args, context);
       return outcome.ok ? outcome.result : { error: outcome.error };
@@ -79,6 +81,10 @@ describe.each([
     expect(result.sides_without_rows).toEqual(['a']);
     expect(result.interpretation).toBe('Nothing to reconcile: consolidation_mart (ACTUAL) has no rows for these filters; consolidation_mart (BUDGET) has -166,000.00 USD in 1 aligned row.');
     expect(result.notes).toContain('consolidation_mart (ACTUAL) has no rows for company 2000, period 2024009, group account G5100000, version ACTUAL (each filter value exists on its own): its side is empty, not a total of 0.00.');
+    // The web chat's totals table shows the side that has rows, no column of 0.00 for the other.
+    const presented = await registry.execute('compare_sources', missingActual, context);
+    const columns = (presented.ok ? presented.presentation?.views[0]?.columns ?? [] : []).map((column) => column.key);
+    expect(columns).toEqual(['currency', 'total_b']);
     const explained = await run('explain_difference', { comparison_id: result.comparison_id });
     expect(explained.explanation).toBe('There is no gap to explain: consolidation_mart ACTUAL has no rows for these filters, so every figure is only in consolidation_mart BUDGET.');
     expect(JSON.stringify(explained)).not.toMatch(/uniform_rate|driver/);
