@@ -31,6 +31,13 @@ export interface Understanding {
   intents: ReadonlySet<string>;
   /** Words it could not place. A form that is not free-text never answers while these remain. */
   unknown: string[];
+  /**
+   * How many a ranking asks for: "top 3 accounts" → 3, "the five largest months" → 5; unset
+   * when no number stands next to a ranking word. The ranking word itself reaches a form only
+   * as one of its intent phrases (declare "top", "highest", … in `intents`): a meaning-changing
+   * word no form declares is asked back by the core (src/model/offline/words.ts, meaningWords).
+   */
+  count?: number;
 }
 
 export interface PlannedCall {

@@ -48,7 +48,10 @@ export function resolve(reading: Reading, previous: ConversationState | undefine
   // measure or grouping, or names sources without a follow-up opener. "Split by group account"
   // names only a grouping: it is about the question before.
   const standsAlone = reading.sources.length > 0 || Object.keys(reading.filters).some((name) => name !== 'version' && name !== 'period');
-  const fresh = standsAlone && (reading.complete || (reading.sources.length > 0 && !reading.elliptical));
+  // "how big is that in EUR?" names a currency, and still points back at the question before.
+  const pointsBack = reading.refersBack && reading.sources.length === 0;
+  // "and between the mart and BPC in group currency?": a follow-up opener keeps the company and period.
+  const fresh = standsAlone && !pointsBack && !reading.elliptical && (reading.complete || reading.sources.length > 0);
   if (!previous || fresh) return reading;
   const before = previous.question;
   const filters = { ...before.filters, ...reading.filters };
@@ -61,6 +64,10 @@ export function resolve(reading: Reading, previous: ConversationState | undefine
   const sources = reading.sources.length ? reading.sources : ownKinds.length ? before.sources.slice(0, 1) : before.sources;
   // A new version replaces the versions compared; a new period replaces the periods compared.
   if (reading.versions.length && !reading.filters.version) delete filters.version;
+  // "how far off budget is that?" after the forecast: that version against the one named.
+  const [was] = before.versions;
+  const against = reading.refersBack && ownKinds.length > 0 && reading.versions.length === 1 && before.versions.length === 1 && was !== reading.versions[0] ? [was!, reading.versions[0]!] : undefined;
+  if (against) delete filters.version;
   return {
     text: reading.text,
     sources,
@@ -68,9 +75,10 @@ export function resolve(reading: Reading, previous: ConversationState | undefine
     filters,
     groupBy: reading.groupBy.length ? reading.groupBy : before.groupBy,
     dimensions: reading.dimensions.length ? reading.dimensions : before.dimensions,
-    versions: reading.versions.length >= 2 || (reading.versions.length === 1 && before.versions.length < 2) ? reading.versions : before.versions,
+    versions: against ?? (reading.versions.length >= 2 || (reading.versions.length === 1 && before.versions.length < 2) ? reading.versions : before.versions),
     periods: reading.periods.length ? reading.periods : before.periods,
     intents,
     unknown: reading.unknown,
+    ...(reading.count ?? before.count) !== undefined ? { count: reading.count ?? before.count } : {},
   };
 }

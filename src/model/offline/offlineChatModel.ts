@@ -37,6 +37,7 @@ interface TurnPlan {
   form: QuestionForm | undefined;
   reply?: string;
   corrections: Reading['corrections'];
+  ignored: Reading['ignored'];
 }
 
 /** A chat model that needs no network: answers the question forms the skills declare. */
@@ -105,7 +106,7 @@ export class OfflineChatModel extends BaseChatModel {
     const done = completedCalls(messages.slice(current + 1));
     const step = turn.form.plan(turn.question, done, { catalog: this.catalog, locale, tools: this.toolNames });
     if ('clarify' in step) return this.answer(step.clarify, messages, previous);
-    if ('answer' in step) return this.answer(withCorrections(step.answer, turn.corrections), messages, stateOf(turn.question, turn.form.name));
+    if ('answer' in step) return this.answer(withReading(step.answer, turn), messages, stateOf(turn.question, turn.form.name));
     const missing = step.toolCalls.find((call) => !this.toolNames.includes(call.name));
     if (missing) return this.answer(`I would need the tool '${missing.name}', which is not available.`, messages, previous);
     return new AIMessage({
@@ -118,7 +119,7 @@ export class OfflineChatModel extends BaseChatModel {
   /** Reads the question, resolves it against the conversation, and picks the form, or a reply of the core's own. */
   private plan(text: string, previous: ConversationState | undefined): TurnPlan {
     const reading = understand(text, this.vocabulary);
-    const none = { question: reading, form: undefined, corrections: reading.corrections };
+    const none = { question: reading, form: undefined, corrections: reading.corrections, ignored: reading.ignored };
     if (reading.tooLong) return { ...none, reply: tooLongReply(MAX_QUESTION_CHARACTERS) };
     if (reading.truncated) return { ...none, reply: `Your question seems to stop in the middle ("…${reading.text.trim().split(/\s+/).slice(-4).join(' ')}"). Could you send all of it?` };
     if (reading.action) return { ...none, reply: actionReply(reading.action) };
@@ -131,7 +132,9 @@ export class OfflineChatModel extends BaseChatModel {
     }
     const question = resolve(reading, previous);
     // "and for 2000?" with nothing before it: for 2000 of what?
-    if (!previous && reading.elliptical && reading.sources.length === 0 && !reading.complete) {
+    // "break that down per profit centre" as the first question: that is nothing yet.
+    const pointsAtNothing = reading.refersBack && reading.sources.length === 0 && Object.keys(reading.filters).length === 0;
+    if (!previous && ((reading.elliptical && reading.sources.length === 0 && !reading.complete) || pointsAtNothing)) {
       return { ...none, reply: `What should I look at${Object.keys(reading.filters).length ? ` for ${describeUnderstanding(reading)}` : ''}? This conversation has no earlier question to continue; ask the whole question, e.g. "total amount in fi_reporting for company 2000 in Q2 2024".` };
     }
     const ranked = this.forms
@@ -141,13 +144,14 @@ export class OfflineChatModel extends BaseChatModel {
     const form = ranked[0]?.form;
     if (!form) {
       const understoodNothing = question.sources.length === 0 && Object.keys(question.filters).length === 0 && question.measure === undefined;
-      if (reading.unknown.length && !understoodNothing) return { ...none, question, reply: clarificationReply(question, this.vocabulary) };
+      if (reading.unknown.length && !understoodNothing) return { ...none, question, reply: clarificationReply(question, this.vocabulary, undefined, reading.stops) };
+      if (reading.stops.length) return { ...none, question, reply: clarificationReply(question, this.vocabulary, undefined, reading.stops) };
       const words = [...new Set(reading.unknown)].slice(0, 4).map((w) => `'${w}'`).join(', ');
       return { ...none, question, reply: capabilitiesReply(this.forms, this.catalog, `I'm the built-in offline model and I'm not sure what you are asking${words ? ` (I could not place ${words})` : ''}. These are the kinds of questions I answer:`) };
     }
-    if (!form.freeText && reading.unknown.length) return { ...none, question, reply: clarificationReply(question, this.vocabulary) };
+    if (!form.freeText && reading.unknown.length) return { ...none, question, reply: clarificationReply(question, this.vocabulary, undefined, reading.stops) };
     if (!form.freeText && reading.relativePeriods.length) return { ...none, question, reply: relativePeriodReply(question, reading.relativePeriods) };
-    return { question, form, corrections: reading.corrections };
+    return { question, form, corrections: reading.corrections, ignored: reading.ignored };
   }
 
   private answer(text: string, messages: BaseMessage[], state?: ConversationState): AIMessage {
@@ -155,10 +159,12 @@ export class OfflineChatModel extends BaseChatModel {
   }
 }
 
-/** Says how misspelt words were read, so a reader can check it. */
-function withCorrections(answer: string, corrections: Reading['corrections']): string {
-  if (corrections.length === 0) return answer;
-  return `(I read ${corrections.map((c) => `'${c.from}' as '${c.to}'`).join(', ')}.)\n${answer}`;
+/** Says how misspelt words were read and which name-like words were not used, so a reader can check it. */
+function withReading(answer: string, turn: Pick<TurnPlan, 'corrections' | 'ignored'>): string {
+  const notes: string[] = [];
+  if (turn.corrections.length) notes.push(`(I read ${turn.corrections.map((c) => `'${c.from}' as '${c.to}'`).join(', ')}.)`);
+  if (turn.ignored.length) notes.push(`(I did not use ${[...new Set(turn.ignored)].map((word) => `'${word}'`).join(', ')}: no source, company or account of the catalog has that name.)`);
+  return notes.length ? `${notes.join('\n')}\n${answer}` : answer;
 }
 
 /** Pairs this turn's tool calls with their results. */

@@ -15,6 +15,8 @@ export interface PeriodMatch {
   value: PeriodValue;
   /** Read from "year to date at …": a follow-up naming another month keeps it year to date. */
   yearToDate?: boolean;
+  /** A period number without a year ("P6", "period 6"): dated by the data's year, if it has one. */
+  undated?: boolean;
 }
 
 const ordinals: Record<string, number> = { first: 1, '1st': 1, second: 2, '2nd': 2, third: 3, '3rd': 3, fourth: 4, '4th': 4, last: 4, final: 4 };
@@ -43,7 +45,7 @@ export function readPeriod(words: readonly string[], index: number, defaultYear:
       const from = 'point' in start ? start.point : start.span.from;
       const adjustedFrom = endYear !== undefined && !hasExplicitYear(words, index, first.length) ? `${endYear}${from.slice(4)}` : from;
       const to = 'point' in second.value ? second.value.point : second.value.span.to;
-      if (adjustedFrom <= to) return { length: first.length + 1 + second.length, value: { span: { from: adjustedFrom, to } } };
+      if (adjustedFrom <= to) return { length: first.length + 1 + second.length, value: { span: { from: adjustedFrom, to } }, ...(first.undated && second.undated ? { undated: true } : {}) };
     }
   }
   return first;
@@ -77,12 +79,14 @@ function readOne(words: readonly string[], index: number, defaultYear: number, i
   if (match && monthNumber(match[1]!)) return point(1, expandYear(match[2]!), monthNumber(match[1]!)!);
   // P12, period 12 [2024]
   match = /^p(\d{1,2})$/.exec(word);
-  if ((match || (word === 'period' && next && /^\d{1,2}$/.test(next))) && !(word === 'period' && next && /^\d{7}$/.test(next))) {
+  // "per. 4", "pd 4": short forms of "period" before a period number.
+  const periodWord = word === 'period' || word === 'per' || word === 'pd';
+  if ((match || (periodWord && next && /^\d{1,2}$/.test(next))) && !(word === 'period' && next && /^\d{7}$/.test(next))) {
     const number = Number(match ? match[1] : next);
     const used = match ? 1 : 2;
     if (!validPeriod(number)) return undefined;
     const year = yearAfter(used);
-    return point(used + (year ? year.length - used : 0), year?.year ?? defaultYear, number);
+    return { ...point(used + (year ? year.length - used : 0), year?.year ?? defaultYear, number), ...(year ? {} : { undated: true }) };
   }
   // Q4 [2024], quarter 4 [2024], the fourth/last quarter [of 2024]
   match = /^q([1-4])$/.exec(word);

@@ -4,6 +4,7 @@
  * and plain refusals for changes to data and for subjects the catalog says it does not hold.
  */
 import type { Catalog } from '../../catalog/catalog.ts';
+import { distance } from 'fastest-levenshtein';
 import { closestMatch } from '../../shared/closestMatch.ts';
 import { describeFilters } from '../../skills/answerText.ts';
 import type { QuestionForm, Understanding } from '../../skills/questionForms.ts';
@@ -29,21 +30,21 @@ export function describeUnderstanding(question: Understanding): string {
 }
 
 /**
- * A question back: what was understood, the words it could not place with the closest
- * names it knows, and what to do. Never a figure.
+ * A question back: what was understood, the words that stopped it (a meaning-changing word
+ * it cannot answer yet, with why) and the words it could not place with the closest word of
+ * the same kind it knows, and what to do. Never a figure.
  */
-export function clarificationReply(question: Understanding, vocabulary: Vocabulary, problem?: string): string {
+export function clarificationReply(question: Understanding, vocabulary: Vocabulary, problem?: string, stops: readonly { phrase: string; reason: string }[] = []): string {
   const understood = describeUnderstanding(question);
   const lines: string[] = [];
   if (problem) lines.push(`I can't answer that exactly as asked: ${problem}`);
-  if (question.unknown.length) {
-    const phrases = [...vocabulary.byFirstWord.values()].flat().filter((p) => p.meaning.kind !== 'intent' && p.meaning.kind !== 'group').map((p) => p.words.join(' '));
-    const words = [...new Set(question.unknown)].slice(0, 6);
+  const stopped = new Set(stops.map((s) => s.phrase));
+  if (stops.length) lines.push(`I stopped at ${stops.length === 1 ? 'one word' : 'these words'}: ${[...new Set(stops.map((s) => s.reason))].join('; ')}. I won't answer a different question instead.`);
+  const unplaced = [...new Set(question.unknown)].filter((word) => !stopped.has(word));
+  if (unplaced.length) {
+    const words = unplaced.slice(0, 6);
     const hints = words.map((word) => {
-      // A word it knows ("Contoso" of "Contoso XX") was not placed for what follows it: naming one
-      // name that holds it would be a guess, and for a scoped key the only one the key can see.
-      const known = vocabulary.words.has(word.toLowerCase());
-      const closest = /\d/.test(word) || known ? undefined : closestMatch(word.toLowerCase(), phrases);
+      const closest = closestKnown(word, vocabulary);
       return `'${word}'${closest ? ` (closest I know: '${closest}')` : ''}`;
     });
     lines.push(`I could not place ${hints.join(', ')} in your question, and I won't guess a figure around ${words.length === 1 ? 'it' : 'them'}.`);
@@ -51,6 +52,29 @@ export function clarificationReply(question: Understanding, vocabulary: Vocabula
   if (understood) lines.push(`What I understood: ${understood}.`);
   lines.push('Could you rephrase with names from the catalog (a source, company, account, period or measure)? "Which sources are available?" lists them.');
   return lines.join('\n');
+}
+
+/**
+ * The closest name or word of the same kind as `word`: a name for a capitalised word
+ * ("Contoso Germny"), a word of the catalog, an intent or filler for a lower-case one, never
+ * a fragment ("ic" is inside "duplicats" but nothing like it). None for codes, or for a word
+ * it knows ("Contoso" of "Contoso XX": naming one name that holds it would be a guess).
+ */
+function closestKnown(word: string, vocabulary: Vocabulary): string | undefined {
+  const lower = word.toLowerCase();
+  if (/\d/.test(word) || vocabulary.words.has(lower)) return undefined;
+  if (/^\p{Lu}/u.test(word)) {
+    const names = [...vocabulary.byFirstWord.values()].flat().filter((p) => p.meaning.kind !== 'intent' && p.meaning.kind !== 'group').map((p) => p.words.join(' '));
+    return closestMatch(lower, names.filter((name) => name.length >= 3));
+  }
+  let best: string | undefined;
+  let bestScore = 0.4;
+  for (const candidate of vocabulary.spellings.keys()) {
+    if (Math.abs(candidate.length - lower.length) > 3) continue;
+    const score = distance(lower, candidate) / Math.max(lower.length, candidate.length);
+    if (score < bestScore) [best, bestScore] = [candidate, score];
+  }
+  return best;
 }
 
 /** A request to change data: refused, with what it can do instead. */

@@ -13,6 +13,8 @@ export interface Token {
   word: string;
   /** The word as written. */
   original: string;
+  /** First word of the question or of a sentence in it: a capital there names nothing. */
+  opensSentence: boolean;
 }
 
 /** Short forms read as the word they stand for. */
@@ -41,15 +43,18 @@ export function tokenize(text: string): Token[] {
     .replace(/\s*[–—]\s*/g, ' to ')
     .replace(/(^|\s)#(?=\s|$|[?.,;:!])/g, '$1notassigned')
     .replace(/\.?['’]s\b/g, '');
+  let end = 0;
   for (const match of normalised.matchAll(tokenPattern)) {
     const whole = match[0];
+    const opensSentence = tokens.length === 0 || /[.?!:;\n"“(]/.test(normalised.slice(end, match.index));
+    end = match.index + whole.length;
     let parts = periodLike.test(whole) || /^\d+(?:\.\d+)+$/.test(whole) ? [whole] : whole.split(/[-/]/);
     // "jan-mar": two months joined by a hyphen are a range.
     if (parts.length === 2 && /-/.test(whole) && parts.every((part) => part.length >= 3 && monthNumber(part) !== undefined)) parts = [parts[0]!, 'to', parts[1]!];
-    for (const part of parts) {
+    for (const [index, part] of parts.entries()) {
       const original = part.replace(/['’]s$/i, '').replace(/\.+$/, '');
       const word = original.toLowerCase();
-      if (original) tokens.push({ word: abbreviations[word] ?? word, original });
+      if (original) tokens.push({ word: abbreviations[word] ?? word, original, opensSentence: opensSentence && index === 0 });
     }
   }
   return tokens;
@@ -62,28 +67,63 @@ export function phraseWords(phrase: string): string[] {
 
 /**
  * The vocabulary word a misspelt word most likely stands for: one edit away for words of
- * four to six letters, two for longer ones; none when two candidates are equally close or the
- * word holds a digit (a code is never guessed: "PC1060" must not become "PC1010").
+ * four to six letters, two for longer ones, a swap of two neighbouring letters counting as one
+ * edit ("bugdet", "hihgest"). Of equally close candidates, the one sharing more of the word's
+ * letters wins ("compair": "compare" over "company"); two of different meanings that share as
+ * many are a tie, and a tie is no correction. Candidates of one meaning are no tie
+ * ("duplicats": "duplicates" or "duplicate", the one ending like the word). A word holding a
+ * digit is never guessed ("PC1060" must not become "PC1010"). `vocabulary` maps each
+ * candidate to what it means; `accept` keeps only candidates of some meanings.
  *
  * @example
- * spellingOf('octobr', new Set(['october', 'november'])) // 'october'
+ * spellingOf('octobr', new Map([['october', 'october'], ['november', 'november']])) // 'october'
  */
-export function spellingOf(word: string, vocabulary: ReadonlySet<string>): string | undefined {
+export function spellingOf(word: string, vocabulary: ReadonlyMap<string, string>, accept: (meaning: string) => boolean = () => true): string | undefined {
   if (word.length < 4 || /\d/.test(word)) return undefined;
   const allowed = word.length <= 6 ? 1 : 2;
-  let best: string | undefined;
-  let bestDistance = allowed + 1;
-  let tie = false;
-  for (const candidate of vocabulary) {
-    if (Math.abs(candidate.length - word.length) > allowed || candidate.length < 4 || /\d/.test(candidate)) continue;
-    const d = distance(word, candidate);
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-      tie = false;
-    } else if (d === bestDistance && candidate !== best) {
-      tie = true;
+  let closest: string[] = [];
+  let bestDistance = allowed;
+  for (const [candidate, meaning] of vocabulary) {
+    if (Math.abs(candidate.length - word.length) > allowed || candidate.length < 4 || /\d/.test(candidate) || !accept(meaning)) continue;
+    let d = distance(word, candidate);
+    // A swap costs two plain edits: only then is the slower count with swaps worth it.
+    if (d > 1 && d <= 2 * allowed) d = distanceWithSwaps(word, candidate);
+    if (d > bestDistance) continue;
+    if (d < bestDistance) [closest, bestDistance] = [[], d];
+    closest.push(candidate);
+  }
+  if (closest.length === 0) return undefined;
+  const shared = (candidate: string) => sharedLetters(word, candidate);
+  const most = Math.max(...closest.map(shared));
+  const best = closest.filter((candidate) => shared(candidate) === most);
+  if (new Set(best.map((candidate) => vocabulary.get(candidate))).size > 1) return undefined;
+  return best.find((candidate) => candidate.at(-1) === word.at(-1)) ?? best[0];
+}
+
+/** Edit distance where swapping two neighbouring letters is one edit (optimal string alignment). */
+function distanceWithSwaps(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i += 1) {
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = d;
     }
   }
-  return best !== undefined && bestDistance <= allowed && !tie ? best : undefined;
+  return rows[a.length]![b.length]!;
+}
+
+/** How many letters two words share, counted with repeats. */
+function sharedLetters(a: string, b: string): number {
+  const counts = new Map<string, number>();
+  for (const letter of a) counts.set(letter, (counts.get(letter) ?? 0) + 1);
+  let shared = 0;
+  for (const letter of b) {
+    const left = counts.get(letter) ?? 0;
+    if (left === 0) continue;
+    counts.set(letter, left - 1);
+    shared += 1;
+  }
+  return shared;
 }

@@ -1,15 +1,20 @@
 /**
  * Reads one question into an Understanding: every word is matched to something the
  * vocabulary knows (a source, a dimension, a value, a measure, a period, an intent), or
- * recognised as filler, or kept as a word it could not place. Misspellings are corrected to
- * the nearest vocabulary word first ("Octobr", "fi_reportin"), and the corrections are kept so
+ * recognised as filler (the project's own list, then ordinary English from the word list),
+ * or kept as a word it could not place. A meaning-changing word (words.ts) no phrase took is
+ * kept too, with why it stops the question. Misspellings are corrected to the nearest
+ * vocabulary word first ("Octobr", "fi_reportin", "totl"), and the corrections are kept so
  * the answer can say how the question was read.
  */
 import type { FilterValue, Understanding } from '../../skills/questionForms.ts';
-import { readPeriod, type PeriodValue } from './periodReader.ts';
+import { isEnglishWord } from './lexicon.ts';
+import { countAt, meaningAt } from './meaning.ts';
+import { readPeriod, type PeriodMatch, type PeriodValue } from './periodReader.ts';
 import { MAX_QUESTION_CHARACTERS, spellingOf, tokenize } from './tokens.ts';
+import { codesAfter, nameLike, refersBack, shouted } from './wordShapes.ts';
 import { longestPhrase, shapeOf, type Vocabulary } from './vocabulary.ts';
-import { actionLeadIns, actionPhrases, actionVerbs, fillerWords, followUpOpeners } from './words.ts';
+import { actionLeadIns, actionPhrases, actionVerbs, breakdownMarkers, fillerWords, followUpOpeners, meaningKinds } from './words.ts';
 
 /** Words a finished question does not end on. */
 const danglingWords = new Set(['and', 'to', 'from', 'between', 'for', 'of', 'in', 'by', 'with', 'vs', 'versus', 'than', 'at', 'the', 'or']);
@@ -23,6 +28,12 @@ export interface Reading extends Understanding {
   corrections: { from: string; to: string }[];
   /** Relative periods it cannot place ("last month"). */
   relativePeriods: string[];
+  /** Words that stop the question, with why ("'highest' asks for a ranking"); each is in `unknown` too. */
+  stops: { phrase: string; reason: string }[];
+  /** Ordinary words written like names ("Apple" in mid-sentence) that the answer did not use. */
+  ignored: string[];
+  /** It points back ("how big is that in EUR?", "break it down"): a follow-up of the question before. */
+  refersBack: boolean;
   /** Subjects the catalog says the data does not hold, with the reason. */
   notHeld: { term: string; reason: string }[];
   /** A request to change data ("post a correcting entry"). */
@@ -47,9 +58,15 @@ export interface Reading extends Understanding {
 export function understand(text: string, vocabulary: Vocabulary): Reading {
   const tokens = tokenize(text);
   const corrections: Reading['corrections'] = [];
+  const guesses = new Map<string, string | undefined>();
   const words = tokens.map((token) => {
-    if (isKnown(token.word, vocabulary)) return token.word;
-    const corrected = spellingOf(token.word, vocabulary.spellings);
+    // A code ("S_CONSO") is never guessed into a word.
+    if (isKnown(token.word, vocabulary) || /^[A-Z0-9]+_[A-Z0-9_]+$/.test(token.original)) return token.word;
+    // A capitalised word in mid-sentence may be a name: read as a catalog name or not at all.
+    const asName = nameLike(token, text);
+    const key = `${asName}:${token.word}`;
+    if (!guesses.has(key)) guesses.set(key, spellingOf(token.word, vocabulary.spellings, asName ? (meaning) => meaning.startsWith('catalog:') : undefined));
+    const corrected = guesses.get(key);
     if (corrected) corrections.push({ from: token.original, to: corrected });
     return corrected ?? token.word;
   });
@@ -64,16 +81,61 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
   const unknown: string[] = [];
   const relativePeriods: string[] = [];
   const notHeld: Reading['notHeld'] = [];
+  const stops: Reading['stops'] = [];
+  const ignored: string[] = [];
+  const impliedVersions: string[] = [];
+  const ordinaryWords: string[] = [];
   let measure: string | undefined;
   let measureIsGeneric = false;
   let grouping = false;
+  let count: number | undefined;
+  // Breakdown markers ("split", "per", "every"), whether a dimension was grouped by each, and
+  // the dimension named right before it ("the segment split").
+  const markers: { phrase: string; grouped: boolean; before: string | undefined }[] = [];
+  let lastDimension: { name: string; end: number } | undefined;
+  const stop = (at: number, length: number, reason: string) => {
+    const phrase = tokens.slice(at, at + length).map((t) => t.original).join(' ');
+    stops.push({ phrase, reason: `'${phrase}' ${reason}` });
+    unknown.push(phrase);
+  };
+  const datePeriod = (match: PeriodMatch, at: number) => {
+    if (match.undated && vocabulary.years.length > 1) stop(at, match.length, `names no year, and the data holds ${vocabulary.years.join(' and ')}: which year do you mean?`);
+    else periods.push(match.value);
+  };
+  // What starts at `at` (a catalog name, a code, a period): "not" before one excludes it.
+  const scopeAt = (at: number) => {
+    if (at >= words.length) return undefined;
+    const kind = longestPhrase(vocabulary, words, at)?.meaning.kind;
+    if (kind === 'source' || kind === 'value' || kind === 'dimension' || kind === 'measure') return kind;
+    if (/\d/.test(words[at]!)) return 'code';
+    return readPeriod(words, at, vocabulary.defaultYear, isValueCode) ? 'period' : undefined;
+  };
 
   const addValue = (dimension: string, found: string[]) => values.set(dimension, [...new Set([...(values.get(dimension) ?? []), ...found])]);
   for (let index = 0; index < words.length; ) {
     const word = words[index]!;
-    const phrase = longestPhrase(vocabulary, words, index);
+    // "top 3", "the five largest": the count of a ranking, not a code.
+    const counted = count === undefined ? countAt(words, index) : undefined;
+    if (counted !== undefined) {
+      count = counted;
+      index += 1;
+      continue;
+    }
+    const longest = longestPhrase(vocabulary, words, index);
+    // "per account for company 1000": after a group marker a dimension is grouped by, not the start of "account for" (why).
+    const phrase = grouping && longest?.meaning.kind === 'intent' ? ((vocabulary.byFirstWord.get(word) ?? []).find((p) => p.meaning.kind === 'dimension' && p.words.every((w, at) => words[index + at] === w)) ?? longest) : longest;
     // "profit centre PC1030", "company 4000": a dimension word, then codes the catalog may not list.
     if (phrase?.meaning.kind === 'dimension') {
+      // "period 6", "posting period 6 2024": a period number, not a code.
+      const last = index + phrase.words.length - 1;
+      const numbered = words[last] === 'period' && /^\d{1,2}$/.test(words[last + 1] ?? '') ? readPeriod(words, last, vocabulary.defaultYear, isValueCode) : undefined;
+      if (numbered) {
+        datePeriod(numbered, last);
+        dimensions.push(phrase.meaning.name);
+        index = last + numbered.length;
+        grouping = false;
+        continue;
+      }
       const codes = codesAfter(tokens, words, index + phrase.words.length, vocabulary);
       if (codes.length) {
         addValue(phrase.meaning.name, codes.map((c) => c.code));
@@ -84,7 +146,7 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     }
     const period = phrase?.meaning.kind === 'source' || phrase?.meaning.kind === 'value' ? undefined : readPeriod(words, index, vocabulary.defaultYear, isValueCode);
     if (period) {
-      periods.push(period.value);
+      datePeriod(period, index);
       if (period.yearToDate) intents.add('year_to_date');
       index += period.length;
       grouping = false;
@@ -98,7 +160,11 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
           break;
         case 'dimension':
           dimensions.push(meaning.name);
-          if (grouping) groupBy.push(meaning.name);
+          if (grouping) {
+            groupBy.push(meaning.name);
+            for (const marker of markers) marker.grouped = true;
+          }
+          lastDimension = { name: meaning.name, end: index + phrase.words.length };
           break;
         case 'value':
           addValue(meaning.dimension, meaning.values);
@@ -108,6 +174,11 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
           break;
         case 'intent':
           for (const name of meaning.names) intents.add(name);
+          // "from budget", "vs plan": the intent names a version too, as a side to compare with (not a filter).
+          for (const part of phrase.words) {
+            const named = vocabulary.byFirstWord.get(part)?.find((p) => p.words.length === 1 && p.meaning.kind === 'value' && p.meaning.dimension === 'version');
+            if (named?.meaning.kind === 'value') impliedVersions.push(...named.meaning.values);
+          }
           break;
         case 'relative_period':
           relativePeriods.push(phrase.words.join(' '));
@@ -115,17 +186,23 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
         case 'not_held':
           notHeld.push({ term: phrase.words.join(' '), reason: meaning.reason });
           break;
-        case 'group':
+        case 'group': {
+          const marker = phrase.words.join(' ');
+          // "per the mart": according to a source, not a breakdown.
+          const after = index + phrase.words.length + (words[index + phrase.words.length] === 'the' ? 1 : 0);
+          const bySource = longestPhrase(vocabulary, words, after)?.meaning.kind === 'source';
+          if (breakdownMarkers.has(marker) && !bySource) markers.push({ phrase: marker, grouped: false, before: lastDimension?.end === index ? lastDimension.name : undefined });
           grouping = true;
           index += phrase.words.length;
           continue;
+        }
       }
       // "by company and group account": the grouping goes on over "and" and commas.
       if (!(grouping && meaning.kind === 'dimension')) grouping = false;
       index += phrase.words.length;
       continue;
     }
-    if (!(grouping && (word === 'and' || word === 'the'))) grouping = false;
+    if (!(grouping && (word === 'and' || word === 'the' || word === 'of'))) grouping = false;
     // "PC2020": a code shaped like one dimension's values (letters and digit count) is a value of it.
     const shaped = /\d/.test(word) ? vocabulary.codeShapes.get(shapeOf(tokens[index]!.original)) : undefined;
     if (shaped && shaped.length === 1) {
@@ -133,8 +210,31 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
       index += 1;
       continue;
     }
-    if (!fillerWords.has(word)) unknown.push(tokens[index]!.original);
+    const compared = [...intents].some((intent) => !qualifyingIntents.has(intent));
+    const changesMeaning = meaningAt(words, index, { scopeAt, compared });
+    if (changesMeaning) {
+      stop(index, changesMeaning.length, `${meaningKinds[changesMeaning.kind]}, which I can't answer yet`);
+      index += changesMeaning.length;
+      continue;
+    }
+    const token = tokens[index]!;
+    // Ordinary English is filler; a word of the catalog's names alone ("Contoso") or a
+    // word in capitals ("SAP") is not.
+    const ordinary = fillerWords.has(word) || (isEnglishWord(word) && !vocabulary.catalogWords.has(word) && !shouted(token, text));
+    if (!ordinary) unknown.push(token.original);
+    else if (!fillerWords.has(word)) (nameLike(token, text) ? ignored : ordinaryWords).push(token.original);
     index += 1;
+  }
+
+  // "the segment split": a breakdown by the dimension named before it. A breakdown of nothing
+  // ("split it for me") is asked back, unless the question groups by something anyway.
+  // "split the revenue between industry and retail": by the dimension of the values it lists.
+  const listed = [...values].filter(([, found]) => found.length >= 2).map(([dimension]) => dimension);
+  for (const marker of markers) {
+    const by = marker.before ?? (listed.length === 1 ? listed[0] : undefined);
+    if (marker.grouped || !by) continue;
+    marker.grouped = true;
+    if (!groupBy.includes(by)) groupBy.push(by);
   }
 
   // "company 1000 or 2000" where the catalog names every company but not 2000 (absent, or outside
@@ -159,6 +259,14 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
   else if (spans.length === 0 && points.length > 0) filters.period = points.length === 1 ? points[0]! : [...new Set(points)];
   else if (spans.length > 0) filters.period = { from: [...spans.map((s) => s.from), ...points].sort()[0]!, to: [...spans.map((s) => s.to), ...points].sort().at(-1)! };
   if (intents.has('trend') && !groupBy.includes('period')) groupBy.push('period');
+  // "What will the weather be tomorrow?": when nothing names data, the ordinary words are the
+  // topic, left unplaced so a knowledge search can look them up (or the question is asked back).
+  if (!sources.length && !values.size && !periods.length && measure === undefined && !intents.size && !groupBy.length) unknown.push(...ordinaryWords, ...ignored.splice(0));
+  const ungrouped = markers.find((marker) => !marker.grouped);
+  if (ungrouped && groupBy.length === 0) {
+    stops.push({ phrase: ungrouped.phrase, reason: `'${ungrouped.phrase}' ${meaningKinds.breakdown}, and I could not tell by what (company, account, segment, month, …)` });
+    unknown.push(ungrouped.phrase);
+  }
 
   // "What is a delta load?", "how does currency translation work?", "what is the acquisition
   // layer for?": a question about meaning, not about figures.
@@ -185,13 +293,17 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     filters,
     groupBy: [...new Set(groupBy)],
     dimensions: [...new Set(dimensions)],
-    versions,
+    versions: [...new Set([...versions, ...impliedVersions])],
     periods: points,
     intents,
     unknown,
+    ...(count !== undefined ? { count } : {}),
     corrections,
     relativePeriods,
+    stops,
+    ignored,
     notHeld,
+    refersBack: refersBack(words),
     action,
     tooLong: text.length > MAX_QUESTION_CHARACTERS,
     // "revenue between October and": the question was cut off; answering the part would broaden it.
@@ -202,27 +314,5 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
 }
 
 function isKnown(word: string, vocabulary: Vocabulary): boolean {
-  return vocabulary.words.has(word) || fillerWords.has(word) || actionVerbs.has(word) || /\d/.test(word) || word.length < 4;
-}
-
-/** Codes right after a dimension word: "company 1000 and 2000", "PC1020", "account 6000000". */
-function codesAfter(tokens: ReturnType<typeof tokenize>, words: readonly string[], index: number, vocabulary: Vocabulary): { code: string; end: number }[] {
-  const codes: { code: string; end: number }[] = [];
-  let at = index;
-  while (at < words.length) {
-    const original = tokens[at]!.original;
-    const known = vocabulary.byFirstWord.has(words[at]!) && !vocabulary.valueCodes.has(words[at]!);
-    const looksLikeCode = !known && (/\d/.test(original) || /^[A-Z0-9_]{2,}$/.test(original) || vocabulary.valueCodes.has(words[at]!));
-    if (!looksLikeCode || /^\d{7}$/.test(original) && /^20\d{5}$/.test(original) && !vocabulary.valueCodes.has(words[at]!)) break;
-    codes.push({ code: vocabulary.valueCodes.has(words[at]!) ? canonical(original) : original.toUpperCase() === original ? original : original.toUpperCase(), end: at + 1 });
-    at += 1;
-    if ((words[at] === 'and' || words[at] === 'or') && at + 1 < words.length && /\d|^[A-Z0-9_]{2,}$/.test(tokens[at + 1]!.original)) at += 1;
-    else break;
-  }
-  return codes;
-}
-
-/** Catalog codes are stored as written in the catalog; numbers and upper-case codes read the same. */
-function canonical(original: string): string {
-  return /^[a-z0-9_]+$/i.test(original) ? original.toUpperCase() : original;
+  return vocabulary.words.has(word) || fillerWords.has(word) || actionVerbs.has(word) || /\d/.test(word) || word.length < 4 || isEnglishWord(word);
 }

@@ -7,7 +7,7 @@
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { QuestionForm } from '../../skills/questionForms.ts';
 import { phraseWords } from './tokens.ts';
-import { coreIntents, fillerWords, groupMarkers, relativePeriodPhrases } from './words.ts';
+import { coreIntents, fillerWords, groupMarkers, meaningWords, relativePeriodPhrases } from './words.ts';
 
 export type Meaning =
   | { kind: 'source'; name: string }
@@ -30,12 +30,18 @@ export interface Vocabulary {
   /** Every word of every phrase, filler and month names: words it knows. */
   words: Set<string>;
   /**
-   * What a misspelling is corrected to: the catalog's words and month names. Intent words are
-   * left out: "talking" must not become "lacking" and turn small talk into a data check.
+   * What a misspelling is corrected to, with what each word means ("catalog:…", "intent:…",
+   * "meaning:…", "filler"): the catalog's words, month names, intent and meaning-changing
+   * words and filler. Only words no dictionary knows are corrected, so "talking" never
+   * becomes "lacking"; a capitalised word in mid-sentence only to a catalog word (a name).
    */
-  spellings: Set<string>;
+  spellings: Map<string, string>;
+  /** Words of the catalog's names: one found alone ("Contoso") is asked back, never filler. */
+  catalogWords: Set<string>;
   /** The year a month named without one belongs to: the latest year the catalog's periods show. */
   defaultYear: number;
+  /** Every year the catalog's periods show, ascending: "period 6" needs one, or a question back. */
+  years: number[];
   /** Value codes of the catalog (lower case), so a bare "2000" reads as company 2000, not as a year. */
   valueCodes: Set<string>;
   /** Shapes of the catalog's codes that hold a digit ("PC9999") → the dimensions whose values have it. */
@@ -99,7 +105,10 @@ export function buildVocabulary(catalog: Catalog, forms: readonly QuestionForm[]
     for (const measure of source.measures.values()) {
       // "result", "value": everyday words for the default measure give way to a specific one ("translated to EUR").
       const isDefault = source.defaultMeasures.includes(measure.name);
-      for (const word of [measure.name, measure.name.replace(/_/g, ' ')]) add(word, { kind: 'measure', name: measure.name, generic: false });
+      // "FI amount in group currency": a default measure's one-word name ("amount") is everyday
+      // English too, and gives way to a measure named more precisely.
+      const everyday = isDefault && !measure.name.includes('_');
+      for (const word of [measure.name, measure.name.replace(/_/g, ' ')]) add(word, { kind: 'measure', name: measure.name, generic: everyday });
       for (const word of measure.synonyms) add(word, { kind: 'measure', name: measure.name, generic: isDefault });
     }
   }
@@ -117,9 +126,17 @@ export function buildVocabulary(catalog: Catalog, forms: readonly QuestionForm[]
   }
   for (const list of byFirstWord.values()) list.sort((x, y) => y.words.length - x.words.length);
   const words = new Set([...[...phrases.values()].flatMap((p) => p.words), ...fillerWords, ...monthWords]);
-  const catalogWords = [...phrases.values()].filter((p) => p.meaning.kind !== 'intent' && p.meaning.kind !== 'group' && p.meaning.kind !== 'relative_period').flatMap((p) => p.words);
-  const spellings = new Set([...catalogWords, ...monthWords].filter((word) => !fillerWords.has(word)));
-  return { byFirstWord, words, spellings, defaultYear: defaultYear(catalog), valueCodes, codeShapes, namedValues };
+  const catalogPhrases = [...phrases.values()].filter((p) => p.meaning.kind !== 'intent' && p.meaning.kind !== 'group' && p.meaning.kind !== 'relative_period');
+  const catalogWords = new Set(catalogPhrases.flatMap((p) => p.words).filter((word) => !fillerWords.has(word)));
+  // First meaning wins: a word of the catalog is corrected as a catalog word.
+  const spellings = new Map<string, string>();
+  const spell = (word: string, meaning: string) => spellings.has(word) || spellings.set(word, meaning);
+  for (const word of [...catalogWords, ...monthWords]) spell(word, `catalog:${word}`);
+  for (const phrase of phrases.values()) if (phrase.meaning.kind === 'intent') for (const word of phrase.words) spell(word, `intent:${phrase.meaning.names.join(',')}`);
+  for (const phrases of Object.values(meaningWords)) for (const word of phrases.flatMap(phraseWords)) spell(word, `meaning:${word}`);
+  for (const word of fillerWords) spell(word, 'filler');
+  const allYears = years(catalog);
+  return { byFirstWord, words, spellings, catalogWords, defaultYear: allYears.at(-1) ?? new Date().getFullYear(), years: allYears, valueCodes, codeShapes, namedValues };
 }
 
 /** When one phrase means two things, the more specific wins: a source name over a value over a measure… */
@@ -127,12 +144,11 @@ function priority(meaning: Meaning): number {
   return ['source', 'not_held', 'value', 'measure', 'dimension', 'relative_period', 'intent', 'group'].indexOf(meaning.kind);
 }
 
-function defaultYear(catalog: Catalog): number {
-  const years = [...catalog.sources.values()].flatMap((source) =>
+function years(catalog: Catalog): number[] {
+  const found = [...catalog.sources.values()].flatMap((source) =>
     [...source.dimensions.values()].filter((d) => d.type === 'period').flatMap((d) => d.examples.map((e) => Number(e.slice(0, 4)))),
   );
-  const valid = years.filter(Number.isFinite);
-  return valid.length ? Math.max(...valid) : new Date().getFullYear();
+  return [...new Set(found.filter(Number.isFinite))].sort((x, y) => x - y);
 }
 
 /** "PC2020" → "PC9999": letters kept, digits masked, so codes of one family share a shape. */

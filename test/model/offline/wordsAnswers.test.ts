@@ -1,0 +1,87 @@
+/**
+ * What a user of the offline model sees of its words, through POST /chat of a real service:
+ * the first question people type lists the sources, a typo of an intent word is corrected and
+ * said, a word that may be a name is said to be unused, a meaning-changing word no form
+ * answers is asked back by name, and follow-ups that point back ("that") or open with "and"
+ * keep what the question before them named. Figures are data/README.md's.
+ */
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/config.ts';
+import { silentLogger } from '../../../src/logging/logger.ts';
+import { createService, type Service } from '../../../src/service.ts';
+
+let service: Service;
+beforeAll(async () => {
+  service = await createService(loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' } as NodeJS.ProcessEnv), silentLogger());
+});
+afterAll(async () => {
+  await service.close();
+});
+
+/** Asks a conversation, one message after the other, and returns the answers. */
+async function ask(...messages: string[]): Promise<string[]> {
+  const answers: string[] = [];
+  let session: string | undefined;
+  for (const message of messages) {
+    const response = await supertest(service.app).post('/chat').send({ message, ...(session ? { session_id: session } : {}) });
+    expect(response.status).toBe(200);
+    session = response.body.session_id;
+    answers.push(response.body.answer);
+  }
+  return answers;
+}
+
+const amounts = (text: string | undefined) => text?.match(/-?\d{1,3}(?:,\d{3})*\.\d{2}/g) ?? [];
+
+describe('the offline model reads ordinary words', () => {
+  it('lists the sources for "Which data sources can I ask about?"', async () => {
+    const [answer] = await ask('Which data sources can I ask about?');
+    for (const source of ['fi_reporting', 'consolidation_mart', 'bpc_reporting', 'fi_acquisition']) expect(answer).toContain(source);
+  });
+
+  it('corrects a misspelt intent word and says how it read it', async () => {
+    const [answer] = await ask('fi_reporting totl for company 3000 in 12/2024');
+    expect(answer).toContain("(I read 'totl' as 'total'.)");
+    expect(answer).toContain('129,900.00');
+  });
+
+  it('answers around an ordinary word written like a name, and says it did not use it', async () => {
+    const [answer] = await ask('fi_reporting total for company 3000 at Harbour in 12/2024');
+    expect(answer).toContain("I did not use 'Harbour'");
+    expect(answer).toContain('129,900.00');
+  });
+
+  it('asks back a meaning-changing word no form answers, naming it, with no figure', async () => {
+    const [answer] = await ask('fi_reporting total for company 1000 in December 2024 excluding the retail segment');
+    expect(answer).toContain("'excluding'");
+    expect(amounts(answer)).toEqual([]);
+  });
+
+  it('still asks back a name it cannot place', async () => {
+    const [answer] = await ask('fi_reporting total for Fabrikam in December 2024');
+    expect(answer).toContain("'Fabrikam'");
+    expect(amounts(answer)).toEqual([]);
+  });
+});
+
+describe('follow-ups keep what the question before named', () => {
+  it('"how far is that from budget?" compares the forecast just given with the budget', async () => {
+    const [forecast, variance] = await ask('Full-year forecast of company 1000 in the consolidation mart', 'how far is that from budget?');
+    expect(forecast).toContain('3,228,500.00');
+    expect(variance).toContain('3,228,500.00');
+    expect(variance).toContain('3,480,000.00');
+    expect(variance).toContain('251,500.00');
+  });
+
+  it('"and between the mart and BPC in group currency?" keeps the company and period', async () => {
+    const [, groupCurrency] = await ask('fi_reporting vs bpc_reporting for company 3000 in October 2024', 'and between the mart and BPC in group currency?');
+    expect(groupCurrency).toContain('29,685.00');
+  });
+
+  it('"break that down" with nothing before asks what "that" is', async () => {
+    const [answer] = await ask('break that down per profit centre');
+    expect(amounts(answer)).toEqual([]);
+    expect(answer).toContain('no earlier question');
+  });
+});
