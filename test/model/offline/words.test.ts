@@ -93,6 +93,7 @@ describe('meaning-changing words', () => {
     expect(understand("why doesn't fi_reporting match bpc_reporting for 1000 in December?", vocabulary).stops).toEqual([]);
     expect(understand('revenue of company 1000 in December only', vocabulary).stops).toEqual([]);
     expect(understand('revenue only in fi_reporting for company 1000', vocabulary).stops.map((s) => s.phrase)).toEqual(['only']);
+    expect(understand('Only the manual entries in bpc_reporting, please', vocabulary).stops).toEqual([]);
   });
 
   it('reads a breakdown named by its verb, and asks back a breakdown of nothing', () => {
@@ -100,6 +101,10 @@ describe('meaning-changing words', () => {
     expect(understand('break down company 2000 in June by group account', vocabulary).groupBy).toEqual(['group_account']);
     expect(understand('revenue of company 1000 per profit centre in January', vocabulary).groupBy).toEqual(['profit_center']);
     expect(understand('does the intercompany elimination net to zero in every month?', vocabulary).groupBy).toEqual(['period']);
+    expect(understand('Show me the UK numbers per account for November 2024', withForms).groupBy).toEqual(['group_account']);
+    // "per the mart" is "according to the mart".
+    const perSource = understand('Group operating result in EUR for 2024, per the mart', vocabulary);
+    expect([perSource.groupBy, perSource.stops, perSource.sources]).toEqual([[], [], ['consolidation_mart']]);
     const nothing = understand('split the revenue of company 1000 in 2024', vocabulary);
     expect(nothing.groupBy).toEqual([]);
     expect(nothing.stops.map((s) => s.phrase)).toEqual(['split']);
