@@ -5,6 +5,8 @@
 import { ToolError } from '../errors/index.ts';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
 import type { ConnectionSpec } from '../data/connections.ts';
+import { canonicalColumnName, type ComputedColumns, type PeriodColumn } from '../data/periodColumns.ts';
+import type { PeriodCalendar } from './periods.ts';
 import type { CatalogDocument, Thresholds } from './schema.ts';
 
 export interface Dimension {
@@ -18,6 +20,13 @@ export interface Dimension {
   synonyms: string[];
   /** Business names of values: value → [label, other names…]. */
   values: Map<string, string[]>;
+  /**
+   * A period held otherwise than as fiscal YYYYPPP (YYYYMM, a date, two columns): how it is
+   * stored. `column` is then the computed YYYYPPP column every query reads (periodColumns.ts).
+   */
+  stored?: PeriodColumn;
+  /** Period dimensions: how values may be spelt (the stored notation) and the fiscal year's first month. */
+  calendar?: PeriodCalendar;
 }
 
 export interface Measure {
@@ -55,6 +64,8 @@ export interface Source {
 export interface Catalog {
   sources: Map<string, Source>;
   groupCurrency: string | undefined;
+  /** The calendar month the fiscal year starts in (1: January); fiscal years are named by their start. */
+  fiscalYearStart: number;
   defaultAlignOn: string[];
   thresholds: Thresholds;
   /** Subjects the data does not hold, with the reason (declined plainly when asked about). */
@@ -70,19 +81,24 @@ export function buildCatalog(document: CatalogDocument, path: string, connection
   const sources = new Map<string, Source>();
   for (const [name, source] of Object.entries(document.sources)) {
     const dimensions = new Map<string, Dimension>(
-      Object.entries(source.dimensions).map(([dimensionName, d]) => [
-        dimensionName,
-        {
-          name: dimensionName,
-          column: d.column,
-          type: d.type,
-          description: d.description,
-          examples: d.examples,
-          cardinality: d.cardinality,
-          synonyms: d.synonyms,
-          values: new Map(Object.entries(d.values)),
-        },
-      ]),
+      Object.entries(source.dimensions).map(([dimensionName, d]) => {
+        const stored = storedPeriod(d, document.fiscal_year_start);
+        return [
+          dimensionName,
+          {
+            name: dimensionName,
+            column: stored ? canonicalColumnName(dimensionName) : d.column,
+            type: d.type,
+            description: d.description,
+            examples: d.examples,
+            cardinality: d.cardinality,
+            synonyms: d.synonyms,
+            values: new Map(Object.entries(d.values)),
+            ...(stored ? { stored } : {}),
+            ...(d.type === 'period' ? { calendar: { format: d.format ?? 'YYYYPPP', fiscalYearStart: document.fiscal_year_start } } : {}),
+          },
+        ];
+      }),
     );
     const measures = new Map<string, Measure>(
       Object.entries(source.measures).map(([measureName, m]) => [
@@ -115,12 +131,43 @@ export function buildCatalog(document: CatalogDocument, path: string, connection
   return {
     sources,
     groupCurrency: document.group_currency,
+    fiscalYearStart: document.fiscal_year_start,
     defaultAlignOn: document.comparison.default_align_on,
     thresholds: document.comparison.thresholds,
     notHeld: document.not_held,
     path,
     connections,
   };
+}
+
+/**
+ * How a period dimension is stored when that is not fiscal YYYYPPP: a declared format other
+ * than YYYYPPP. Fiscal year and period in two columns are fiscal already; calendar formats
+ * (YYYYMM, YYYY-MM, dates) are shifted by the catalog's fiscal year start.
+ */
+function storedPeriod(dimension: CatalogDocument['sources'][string]['dimensions'][string], fiscalYearStart: number): PeriodColumn | undefined {
+  if (dimension.type !== 'period' || dimension.format === undefined || dimension.format === 'YYYYPPP') return undefined;
+  return { format: dimension.format, column: dimension.column, yearColumn: dimension.year_column, fiscalYearStart };
+}
+
+/**
+ * The computed period columns each connection's tables need, for the connection specs the
+ * query workers open (ConnectionSpec.computed).
+ *
+ * @example
+ * computedColumnsOf(catalog).get('default') // { gl_extract: { __period_yyyyppp: { format: 'YYYYMM', … } } }
+ */
+export function computedColumnsOf(catalog: Catalog): Map<string, ComputedColumns> {
+  const byConnection = new Map<string, ComputedColumns>();
+  for (const source of catalog.sources.values()) {
+    for (const dimension of source.dimensions.values()) {
+      if (!dimension.stored) continue;
+      const computed = byConnection.get(source.connection) ?? {};
+      (computed[source.table] ??= {})[dimension.column] = dimension.stored;
+      byConnection.set(source.connection, computed);
+    }
+  }
+  return byConnection;
 }
 
 /** @throws ToolError unknown_source with the valid names and the closest one. */

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ToolError } from '../errors/index.ts';
 import { findDimension, type Dimension, type FilterScalar, type Source } from './catalog.ts';
-import { parsePeriod, parsePeriodSpan } from './periods.ts';
+import { describePeriod, FISCAL_CALENDAR, parsePeriod, parsePeriodSpan, storedSpelling } from './periods.ts';
 import type { Filter } from '../data/query.ts';
 import { MAX_FILTER_DIMENSIONS, MAX_FILTER_VALUES, MAX_NAME_CHARS, MAX_VALUE_CHARS } from '../shared/inputLimits.ts';
 
@@ -143,7 +143,7 @@ function normaliseValue(dimension: Dimension, value: FilterScalar | null): strin
   if (value === null) return null;
   const text = String(value).trim();
   if (dimension.type !== 'period') return text;
-  const period = parsePeriod(text);
+  const period = parsePeriod(text, dimension.calendar);
   if (!period) throw invalidPeriod(dimension, text);
   return period;
 }
@@ -151,7 +151,7 @@ function normaliseValue(dimension: Dimension, value: FilterScalar | null): strin
 function normaliseBound(dimension: Dimension, value: FilterScalar, bound: 'from' | 'to'): string {
   const text = String(value).trim();
   if (dimension.type !== 'period') return text;
-  const period = parsePeriod(text);
+  const period = parsePeriod(text, dimension.calendar);
   if (period) return period;
   // "from": "2024" means the start of 2024, "to": "Q3 2024" the end of Q3.
   const span = parsePeriodSpan(text);
@@ -160,8 +160,13 @@ function normaliseBound(dimension: Dimension, value: FilterScalar, bound: 'from'
 }
 
 function invalidPeriod(dimension: Dimension, text: string): ToolError {
+  const calendar = dimension.calendar ?? FISCAL_CALENDAR;
+  // Said in the data's own notation: "periods look like 202503" where the data holds YYYYMM.
+  const spelling = calendar.format === 'YYYYPPP' || calendar.format === 'year_period'
+    ? `Periods are fiscal YYYYPPP, e.g. '2024012' for period 12 of 2024 (${describePeriod('2024012', calendar.fiscalYearStart)}); also accepted: 'December 2024', '2024-12', 'Q4 2024', '2024'`
+    : `Periods look like '${storedSpelling('2024012', calendar)}' here (${describePeriod('2024012', calendar.fiscalYearStart)}, fiscal period 2024012); also accepted: '${describePeriod('2024012', calendar.fiscalYearStart)}', 'P12 2024', 'Q4 2024', 'FY2024'`;
   return new ToolError('invalid_value', `'${text}' is not a fiscal period for dimension '${dimension.name}'.`, {
-    hint: `Periods are YYYYPPP, e.g. '2024012' for December 2024 (also accepted: 'December 2024', '2024-12', 'Q4 2024', '2024'). Examples: ${dimension.examples.join(', ')}.`,
+    hint: `${spelling}.${dimension.examples.length ? ` Examples: ${dimension.examples.join(', ')}.` : ''}`,
     details: { dimension: dimension.name, value: text },
   });
 }

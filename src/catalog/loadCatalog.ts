@@ -105,9 +105,9 @@ function crossCheck(document: CatalogDocument, options: LoadCatalogOptions): Pro
 }
 
 /**
- * A period dimension's declared `format` must be one the service reads: YYYYPPP only for now.
- * Any other is refused by name rather than loaded, because a YYYYPPP filter on a YYYYMM column
- * would match nothing and answer every question with 0 (never a silent wrong filter).
+ * A period dimension's declared `format` goes with type: period, and year_period with the
+ * column holding the year: the workers read every format through a computed YYYYPPP column
+ * (src/data/periodColumns.ts), which needs both.
  */
 function periodFormatProblems(name: string, source: CatalogDocument['sources'][string], at: (...rest: (string | number)[]) => (string | number)[]): Problem[] {
   const problems: Problem[] = [];
@@ -116,12 +116,6 @@ function periodFormatProblems(name: string, source: CatalogDocument['sources'][s
     if (dimension.format !== undefined && dimension.type !== 'period') problems.push({ path: here('format'), message: 'format is for period dimensions only (type: period)' });
     if (dimension.year_column !== undefined && dimension.format !== 'year_period') problems.push({ path: here('year_column'), message: 'year_column goes with format: year_period only' });
     if (dimension.format === 'year_period' && dimension.year_column === undefined) problems.push({ path: here('format'), message: 'format year_period needs year_column (the column holding the fiscal year)' });
-    if (dimension.type === 'period' && dimension.format !== undefined && dimension.format !== 'YYYYPPP') {
-      problems.push({
-        path: here('format'),
-        message: `source ${name}, dimension ${dimensionName}: period format ${dimension.format} is not supported yet; this service reads periods as YYYYPPP only (2024012 = period 12 of 2024). Expose a YYYYPPP column (a view) and point the dimension at it with format: YYYYPPP, or drop type: period to read it as text.`,
-      });
-    }
   }
   return problems;
 }

@@ -7,7 +7,7 @@
 import { ConfigurationError, ToolError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
 import { Connections, DEFAULT_CONNECTION, describeConnection, engineOf, openEngine, type ConnectionSpec, type ConnectionState } from '../data/connections.ts';
-import type { Catalog } from './catalog.ts';
+import { computedColumnsOf, type Catalog } from './catalog.ts';
 import { loadCatalog } from './loadCatalog.ts';
 
 export interface OpenedCatalog {
@@ -25,7 +25,9 @@ export interface OpenedCatalog {
  */
 export async function openCatalog(catalogPath: string, defaultConnection: ConnectionSpec, options: { statementTimeoutMs: number; logger: Logger; environment?: NodeJS.ProcessEnv }): Promise<OpenedCatalog> {
   const draft = loadCatalog(catalogPath, { environment: options.environment ?? process.env });
-  const specs = [defaultConnection, ...draft.connections];
+  // Periods held as YYYYMM, dates, …: the workers read them through computed YYYYPPP columns.
+  const computed = computedColumnsOf(draft);
+  const specs = [defaultConnection, ...draft.connections].map((spec) => (computed.has(spec.name) ? { ...spec, computed: computed.get(spec.name)! } : spec));
   const connections = new Connections(specs, { statementTimeoutMs: options.statementTimeoutMs });
   try {
     if (engineOf(defaultConnection.url) !== 'postgres') {

@@ -24,7 +24,8 @@ const dimensionSchema = z.strictObject({
    * How a period dimension's values are written (type: period only; default YYYYPPP, 2024012):
    * YYYYMM (202412), YYYY-MM (2024-12), date (a DATE or TIMESTAMP column: the month of the date),
    * year_period (the column holds the period 1..16 of the fiscal year held in year_column).
-   * The service reads YYYYPPP only for now: loadCatalog refuses the others by name.
+   * Queries read the others through a computed fiscal YYYYPPP column (src/data/periodColumns.ts),
+   * so filters, answers and tools speak YYYYPPP whatever the data holds.
    */
   format: z.enum(PERIOD_FORMATS).optional(),
   /** For format year_period: the column holding the fiscal year (2024). */
@@ -100,6 +101,12 @@ const thresholdSchema = z.strictObject({
 export const catalogSchema = z.strictObject({
   version: z.literal(1),
   group_currency: z.string().regex(/^[A-Z]{3}$/).optional(),
+  /**
+   * The calendar month the fiscal year starts in (4: April to March), named by the calendar
+   * year it starts in, as SAP does. Periods held as calendar months (YYYYMM, YYYY-MM, dates)
+   * are read as fiscal periods of it: with 4, April 2025 is period 1 of 2025 (2025001).
+   */
+  fiscal_year_start: z.number().int().min(1).max(12).default(1),
   comparison: z
     .strictObject({
       default_align_on: z.array(logicalName).default(['company', 'period']),

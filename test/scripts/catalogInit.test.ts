@@ -198,8 +198,8 @@ describe('guesses on other shapes of data', () => {
     const draft = await draftCatalog({ from: `sqlite:${file}`, sampleRows: 100 });
     const out = path.join(directory, 'shapes.yaml');
     writeFileSync(out, draft.yaml);
-    // A YYYY-MM period is declared as such, and refused by name until the service reads that format.
-    expect(() => loadCatalog(out)).toThrow(/sources\.posting_lines\.dimensions\.period\.format: source posting_lines, dimension period: period format YYYY-MM is not supported yet; this service reads periods as YYYYPPP only/);
+    // A YYYY-MM period is declared as such, and the catalog loads: queries read it as fiscal YYYYPPP.
+    expect(loadCatalog(out).sources.get('posting_lines')!.dimensions.get('period')!.stored).toMatchObject({ format: 'YYYY-MM', column: 'Month' });
     const source = (parse(draft.yaml) as any).sources.posting_lines;
     expect(source.description).toContain('more than 100 rows (the draft read the first 100)');
     expect(source.dimensions.period).toMatchObject({ column: 'Month', type: 'period', format: 'YYYY-MM' });

@@ -5,7 +5,7 @@
  * draft has the roles, the YYYYMM period format, the synonyms, the value names and the budget
  * pairing, the same on every engine; file paths are written relative to the catalog's folder,
  * which is what the service resolves them against; the report on stderr says what was decided;
- * and the service refuses the YYYYMM catalog at startup by name until it reads that format.
+ * and the service starts on the draft and reads its YYYYMM periods.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -153,10 +153,16 @@ describe('across engines and from files', () => {
     expect(missing.err.join('')).toMatch(/nowhere does not exist \(a relative path is read from the working directory/);
   });
 
-  it('is refused at startup, naming the source, the dimension and the YYYYMM format, until the service reads it', async () => {
+  it("is served as drafted: the YYYYMM periods read as fiscal periods, a month's total is the data's", async () => {
     const { file } = drafts.get('SQLite')!;
-    expect(() => loadCatalog(file)).toThrow(ConfigurationError);
-    const started = listenService({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', QUERY_WORKERS: '1', DATA_URL: from.SQLite!(), CATALOG: file, APP_DB: path.join(directory, 'app.db') });
-    await expect(started).rejects.toThrow(/sources\.gl_extract\.dimensions\.period\.format: source gl_extract, dimension period: period format YYYYMM is not supported yet; this service reads periods as YYYYPPP only/);
+    const service = await listenService({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', QUERY_WORKERS: '1', DATA_URL: from.SQLite!(), CATALOG: file, APP_DB: path.join(directory, 'app.db') });
+    try {
+      const response = await fetch(`${service.url}/tools/query_source`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ source: 'gl_extract', filters: { period: '202504' } }) });
+      const body = (await response.json()) as { result: { filters: { period: string }; rows: { amount: number }[] } };
+      expect(response.status, JSON.stringify(body)).toBe(200);
+      expect(body.result.rows.length).toBeGreaterThan(0);
+    } finally {
+      await service.close();
+    }
   });
 });
