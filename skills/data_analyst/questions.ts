@@ -4,16 +4,16 @@
  * one source (followed by an explanation when they differ). Each form answers exactly what
  * was asked: a constraint a source cannot take is asked back, never dropped.
  */
-import type { Catalog, Source } from '../../src/catalog/catalog.ts';
+import { periodDimension, type Catalog, type Source } from '../../src/catalog/catalog.ts';
 import { failedStep, textFormat } from '../../src/skills/answerText.ts';
 import { defineQuestionForm, type CompletedCall, type FilterValue, type PlanStep, type Understanding } from '../../src/skills/api.ts';
 import { scopeOn, sourceFor, sourcesWith } from '../../src/skills/questionScope.ts';
-import { comparisonAnswer, netAnswer, queryAnswer, sourcesAnswer, splitAnswer } from './answers.ts';
+import { comparisonAnswer, differenceLead, monthlyAverageAnswer, netAnswer, netPerValueAnswer, queryAnswer, sourcesAnswer, splitAnswer } from './answers.ts';
+import { currencyMeasure, hasGroupCurrency, otherKind } from './formScope.ts';
+import { byQuarter } from './rankAnswers.ts';
+import { rankForm } from './rankQuestions.ts';
+import { rankingOf } from '../../src/skills/questionShapes.ts';
 
-const dataQualityIntents = ['duplicates', 'blanks', 'outliers'];
-/** A question about meaning (no period or company to read figures for) goes to the knowledge search. */
-const aboutMeaning = (q: Understanding) => q.intents.has('meaning') && q.filters.period === undefined && q.filters.company === undefined;
-const otherKind = (q: Understanding) => dataQualityIntents.some((intent) => q.intents.has(intent)) || aboutMeaning(q);
 
 export const listSourcesForm = defineQuestionForm({
   name: 'list_sources',
@@ -28,10 +28,18 @@ export const queryForm = defineQuestionForm({
   examples: ['Total amount in fi_reporting for company 1000 in December 2024', 'Revenue of Contoso UK by month in Q4 2024'],
   score: (q) => {
     if (q.sources.length > 1 || otherKind(q) || q.intents.has('compare') || q.intents.has('variance')) return 0;
+    // A ranking is the rank form's: a total would answer a broader question ("which month was highest").
+    if (rankingOf(q) && !q.intents.has('why')) return 0;
+    // "By how much does December exceed November?": a difference, never one side or the sum of both.
+    if (q.intents.has('difference')) return 0;
     return q.sources.length === 1 || q.measure !== undefined || Object.keys(q.filters).length > 0 || q.groupBy.length > 0 ? 1 : 0;
   },
   plan: (q, done, context) => {
     const f = textFormat(context.locale);
+    // A net is over the values listed (both intercompany accounts): those are not split.
+    if (q.intents.has('net')) q = { ...q, groupBy: q.groupBy.filter((d) => !Array.isArray(q.filters[d])) };
+    // "By quarter": read by period, summed into quarters in the answer.
+    const quarterly = q.intents.has('quarter_grain') && !q.intents.has('net');
     // A total does not say why: without something to compare with, ask what to hold it against.
     // The examples name no company, so a key scoped to some companies learns of no other.
     if (q.intents.has('why') && !q.intents.has('net')) {
@@ -39,7 +47,9 @@ export const queryForm = defineQuestionForm({
     }
     const net = q.intents.has('net');
     // A net across companies is only meaningful in one currency: prefer a source with a group-currency measure.
-    const sourceName = net && !q.sources.length && !q.measure ? (sourceFor(q, context.catalog, [], hasGroupCurrency) ?? sourceFor(q, context.catalog)) : sourceFor(q, context.catalog);
+    // A measure named without a source ("revenue by company in group currency") picks a source that has it.
+    const hasMeasure = (source: Source) => !q.measure || source.measures.has(q.measure);
+    const sourceName = net && !q.sources.length && !q.measure ? (sourceFor(q, context.catalog, [], hasGroupCurrency) ?? sourceFor(q, context.catalog)) : (sourceFor(q, context.catalog, [], hasMeasure) ?? sourceFor(q, context.catalog));
     if (!sourceName) return { clarify: noSourceFor(q, context.catalog) };
     const source = context.catalog.sources.get(sourceName)!;
     const inCurrency = currencyMeasure(source, q.filters, q.measure);
@@ -47,6 +57,12 @@ export const queryForm = defineQuestionForm({
     const scope = scopeOn(source, q.filters);
     if (scope.problem) return { clarify: `${scope.problem} ${alternatives(q, context.catalog)}` };
     if (q.measure && !source.measures.has(q.measure)) return { clarify: `${source.name} has no measure ${q.measure}; it has ${[...source.measures.keys()].join(', ')}.` };
+    // "Average monthly …": read by month, averaged over the months asked for in the answer.
+    const average = q.intents.has('average') && !net;
+    const period = quarterly || average ? periodDimension(source) : undefined;
+    if ((quarterly || average) && !period) return { clarify: `${source.name} has no period to ${average ? 'average over' : 'sum into quarters'}.` };
+    if (average && q.groupBy.some((d) => d !== period!.name)) return { clarify: `An average over months of each ${q.groupBy.filter((d) => d !== period!.name).join(' and ').replace(/_/g, ' ')} is more than I can read in one answer: name one value, e.g. one company.` };
+    if (period && !q.groupBy.includes(period.name)) q = { ...q, groupBy: [...q.groupBy, period.name] };
     const missingGroup = q.groupBy.find((d) => !source.dimensions.has(d));
     if (missingGroup) return { clarify: `${source.name} cannot be broken down by ${missingGroup.replace(/_/g, ' ')}; its dimensions are ${[...source.dimensions.keys()].join(', ')}.` };
     const fixed = [...source.measures.values()].find((m) => m.currency !== undefined);
@@ -66,17 +82,24 @@ export const queryForm = defineQuestionForm({
     const failure = failedStep(done);
     if (failure) return failure;
     if (done.length === 2) return { answer: netAnswer(done[0]!.result, done[1]!.result, f) };
-    return { answer: queryAnswer(done[0]!.result, f) };
+    if (net && q.groupBy.length) return { answer: netPerValueAnswer(done[0]!.result, f) };
+    const result = done[0]!.result;
+    if (average) return { answer: monthlyAverageAnswer(result, period!.name, f) };
+    if (period) {
+      const rows = byQuarter(result.rows, period.name, (result.measures as { name: string }[]).map((m) => m.name));
+      return { answer: queryAnswer({ ...result, rows, row_count: rows.length, total_rows: rows.length }, f) };
+    }
+    return { answer: queryAnswer(result, f) };
   },
 });
 
 export const compareSourcesForm = defineQuestionForm({
   name: 'compare_sources',
   intents: {
-    compare: ['tie', 'ties', 'tie to', 'tie out', 'compare', 'comparison', 'compared', 'versus', 'vs', 'against', 'differ', 'differs', 'different', 'difference', 'differences', 'reconcile', 'reconciliation', 'reconciling', 'reconciles', 'gap', 'gaps', 'mismatch', 'match', 'matches', 'tie out', 'ties out', 'agree', 'agrees', 'deviation', 'deviate', 'discrepancy', 'discrepancies', 'higher than', 'lower than', 'higher', 'lower', 'off by'],
+    compare: ['tie', 'ties', 'tie to', 'tie out', 'compare', 'comparison', 'compared', 'versus', 'vs', 'against', 'differ', 'differs', 'different', 'difference', 'differences', 'reconcile', 'reconciliation', 'reconciling', 'reconciles', 'gap', 'gaps', 'mismatch', 'match', 'matches', 'tie out', 'ties out', 'agree', 'agrees', 'deviation', 'deviate', 'discrepancy', 'discrepancies', 'higher than', 'lower than', 'higher', 'lower', 'off by', 'disagree', 'disagrees', 'disagreed', 'disagreeing', 'disagreement', 'differed', 'differing'],
   },
   examples: ['Why does FI differ from BPC for company 1000 in December 2024?', 'Compare consolidation_mart with bpc_reporting in group currency for company 2000 in June'],
-  score: (q) => (q.sources.length >= 2 && !otherKind(q) ? 8 : q.intents.has('compare') && q.sources.length < 2 && q.versions.length < 2 && !q.intents.has('variance') && q.periods.length < 2 && !otherKind(q) ? 3 : 0),
+  score: (q) => (q.sources.length >= 2 && !otherKind(q, ['outliers']) ? 8 : q.intents.has('compare') && q.sources.length < 2 && q.versions.length < 2 && !q.intents.has('variance') && q.periods.length < 2 && !otherKind(q) ? 3 : 0),
   plan: (q, done, context) => {
     if (q.sources.length < 2) return { clarify: `Which two sources should I compare? I know ${[...context.catalog.sources.keys()].join(', ')}.${q.sources[0] ? ` You named ${q.sources[0]}.` : ''}` };
     const [a, b] = q.sources as [string, string];
@@ -93,22 +116,22 @@ export const compareSourcesForm = defineQuestionForm({
     const filters = sameFilters(scopeA.filters, scopeB.filters);
     const alignOn = alignment(q, context.catalog, a, b);
     const call = { name: 'compare_sources', args: { source_a: a, source_b: b, measure, ...(filters ? { filters } : { filters_a: scopeA.filters, filters_b: scopeB.filters }), ...(alignOn ? { align_on: alignOn } : {}) } };
-    return comparisonSteps(call, done, context.locale, q.groupBy.filter((d) => alignOn?.includes(d)));
+    return comparisonSteps(call, done, context.locale, q.groupBy.filter((d) => alignOn?.includes(d)), sizeAsked(q));
   },
 });
 
 export const compareValuesForm = defineQuestionForm({
   name: 'compare_values',
   intents: {
-    variance: ['what was budgeted', 'and what was budgeted', 'and the budget', 'and budget', 'and plan', 'and the plan', 'miss', 'missed', 'variance', 'variances', 'budget variance', 'over budget', 'under budget', 'against budget', 'vs budget', 'versus budget', 'against plan', 'vs plan', 'plan vs actual', 'budget vs actual', 'actual vs budget', 'on budget', 'on plan', 'within budget', 'from budget', 'from plan', 'how far', 'ahead of budget', 'behind budget', 'below budget', 'above budget', 'missed budget', 'miss budget', 'missed the budget', 'beat budget', 'beat the budget', 'compared to budget', 'compared with budget', 'compared to plan', 'budget gap', 'overrun', 'overspend', 'shortfall', 'short of budget'],
+    variance: ['what was budgeted', 'and what was budgeted', 'and the budget', 'and budget', 'and plan', 'and the plan', 'miss', 'missed', 'variance', 'variances', 'budget variance', 'over budget', 'under budget', 'against budget', 'vs budget', 'versus budget', 'against plan', 'vs plan', 'plan vs actual', 'budget vs actual', 'actual vs budget', 'on budget', 'on plan', 'within budget', 'from budget', 'from plan', 'how far', 'ahead of budget', 'behind budget', 'below budget', 'above budget', 'missed budget', 'miss budget', 'missed the budget', 'beat budget', 'beat the budget', 'compared to budget', 'compared with budget', 'compared to plan', 'budget gap', 'overrun', 'overspend', 'shortfall', 'short of budget', 'how far off', 'far off', 'furthest off', 'farthest off', 'most off'],
   },
   examples: ['Actual vs budget in consolidation_mart for company 3000 in November 2024'],
   score: (q) => {
     if (q.sources.length > 1 || otherKind(q)) return 0;
-    const asked = q.intents.has('compare') || q.intents.has('variance') || q.intents.has('why');
+    const asked = q.intents.has('compare') || q.intents.has('variance') || q.intents.has('why') || q.intents.has('difference');
     const versions = q.versions.length >= 2 || (asked && q.versions.some((v) => v !== 'ACTUAL'));
     // "Retail vs industry", "December higher than November": two values of one dimension.
-    const twoValues = q.intents.has('compare') && comparedDimension(q) !== undefined;
+    const twoValues = (q.intents.has('compare') || q.intents.has('difference')) && comparedDimension(q) !== undefined;
     return versions || q.intents.has('variance') || twoValues ? 7 : 0;
   },
   plan: (q, done, context) => {
@@ -125,14 +148,17 @@ export const compareValuesForm = defineQuestionForm({
     }
     const { [dimension]: compared, ...rest } = q.filters;
     if (!named && Object.keys(rest).length === 0) return { clarify: `Which source and scope should I compare in? For example "actual vs budget in ${withDimension[0]} in 2024".` };
-    const source = named ?? sourceFor({ ...q, filters: rest }, context.catalog, [dimension]);
+    const hasMeasure = (candidate: Source) => !q.measure || candidate.measures.has(q.measure);
+    const source = named ?? sourceFor({ ...q, filters: rest }, context.catalog, [dimension], hasMeasure) ?? sourceFor({ ...q, filters: rest }, context.catalog, [dimension]);
     if (!source) return { clarify: `No source has ${dimension.replace(/_/g, ' ')} and ${Object.keys(rest).join(', ')}.` };
     const scope = scopeOn(context.catalog.sources.get(source)!, rest);
     if (scope.problem) return { clarify: scope.problem };
     const sides = byVersion ? (q.versions.length >= 2 ? q.versions : ['ACTUAL', q.versions.find((v) => v !== 'ACTUAL') ?? 'BUDGET']) : (compared as string[]);
     const measure = commonMeasure(context.catalog, source, source, q.measure);
     // Aligning on the compared dimension would pair nothing: align on the others.
-    const alignOn = context.catalog.defaultAlignOn.filter((d) => d !== dimension && context.catalog.sources.get(source)!.dimensions.has(d));
+    // "Which account is furthest off?": the dimensions asked for are aligned on too, so their rows are ranked.
+    const held = (d: string) => d !== dimension && context.catalog.sources.get(source)!.dimensions.has(d);
+    const alignOn = [...new Set([...context.catalog.defaultAlignOn, ...q.groupBy])].filter(held);
     const args = {
       source_a: source,
       source_b: source,
@@ -140,11 +166,14 @@ export const compareValuesForm = defineQuestionForm({
       ...(Object.keys(scope.filters).length ? { filters: scope.filters } : {}),
       filters_a: { [dimension]: sides[0] },
       filters_b: { [dimension]: sides[1] },
-      ...(dimension !== 'version' ? { align_on: alignOn } : {}),
+      ...(dimension !== 'version' || q.groupBy.some(held) ? { align_on: alignOn } : {}),
     };
-    return comparisonSteps({ name: 'compare_sources', args }, done, context.locale);
+    return comparisonSteps({ name: 'compare_sources', args }, done, context.locale, [], sizeAsked(q));
   },
 });
+
+/** "How big is the gap", "how far apart": the size of the gap goes first. */
+const sizeAsked = (q: Understanding) => q.intents.has('magnitude') || q.intents.has('difference');
 
 /** The one filtered dimension with exactly two values, when there is one. */
 function comparedDimension(q: Understanding): string | undefined {
@@ -152,7 +181,7 @@ function comparedDimension(q: Understanding): string | undefined {
   return pairs.length === 1 ? pairs[0]![0] : undefined;
 }
 
-export const questions = [listSourcesForm, queryForm, compareSourcesForm, compareValuesForm];
+export const questions = [listSourcesForm, queryForm, compareSourcesForm, compareValuesForm, rankForm];
 
 /** Compare, then explain when they differ, then answer. */
 /**
@@ -160,7 +189,7 @@ export const questions = [listSourcesForm, queryForm, compareSourcesForm, compar
  * question asked for also reads each side by them, so matching rows are shown too (only the
  * differences are kept with the comparison).
  */
-function comparisonSteps(call: { name: string; args: Record<string, unknown> }, done: readonly CompletedCall[], locale: string, split: string[] = []): PlanStep {
+function comparisonSteps(call: { name: string; args: Record<string, unknown> }, done: readonly CompletedCall[], locale: string, split: string[] = [], sizeFirst = false): PlanStep {
   if (done.length === 0) return { toolCalls: [call] };
   const failure = failedStep(done);
   if (failure) return failure;
@@ -176,7 +205,8 @@ function comparisonSteps(call: { name: string; args: Record<string, unknown> }, 
     return { toolCalls: [side('a'), side('b')] };
   }
   const f = textFormat(locale);
-  const answer = comparisonAnswer(first, explained ? done[1]?.result : undefined, f);
+  // "How far apart / by how much": the size of the gap first.
+  const answer = `${sizeFirst && first.summary?.aligned_rows ? `${differenceLead(first, f)}\n` : ''}${comparisonAnswer(first, explained ? done[1]?.result : undefined, f)}`;
   return { answer: sides.length === 2 ? `${answer}\n${splitAnswer(first, sides[0]!.result, sides[1]!.result, split, f)}` : answer };
 }
 
@@ -203,24 +233,6 @@ function alignment(q: Understanding, catalog: Catalog, a: string, b: string): st
 function sameFilters(a: Record<string, FilterValue>, b: Record<string, FilterValue>): Record<string, FilterValue> | undefined {
   if (JSON.stringify(a) !== JSON.stringify(b)) return undefined;
   return Object.keys(a).length ? a : undefined;
-}
-
-/**
- * "In EUR" on a source with a group-currency measure means that measure, not the rows whose
- * local currency is EUR (company 2000's December result translated to EUR is not "no data").
- */
-function currencyMeasure(source: Source, filters: Record<string, FilterValue>, named: string | undefined): { measure: string; filters: Record<string, FilterValue> } | undefined {
-  const currency = filters.currency;
-  if (typeof currency !== 'string') return undefined;
-  const fixed = [...source.measures.values()].find((m) => m.currency === currency);
-  if (!fixed || (named && source.measures.get(named)?.currencyDimension === undefined && named !== fixed.name)) return undefined;
-  const { currency: _currency, ...rest } = filters;
-  return { measure: fixed.name, filters: rest };
-}
-
-/** A source with a measure in one fixed currency (the group currency). */
-function hasGroupCurrency(source: Source): boolean {
-  return [...source.measures.values()].some((m) => m.currency !== undefined);
 }
 
 function noSourceFor(q: Understanding, catalog: Catalog): string {

@@ -56,9 +56,11 @@ export const outliersForm = defineQuestionForm({
   name: 'find_outlier_periods',
   intents: {
     outliers: ['unusual', 'outlier', 'outliers', 'anomaly', 'anomalies', 'anomalous', 'abnormal', 'spike', 'spikes', 'stand out', 'stands out', 'standing out', 'stick out', 'sticks out', 'sticking out', 'odd', 'strange', 'suspicious', 'irregular', 'out of line', 'unexpected'],
+    // "Which month looks off?" asks which period stands out; "June looks off, why?" is about June.
+    looks_off: ['looks off', 'look off', 'looked off', 'seems off', 'seem off', 'looks wrong', 'look wrong'],
   },
   examples: ['Find unusual periods in fi_reporting for company 1000', 'Which month sticks out in the mart for company 3000?'],
-  score: (q) => (q.sources.length < 2 && q.intents.has('outliers') && !q.intents.has('meaning') ? 9 : 0),
+  score: (q) => (q.sources.length < 2 && (q.intents.has('outliers') || (q.intents.has('looks_off') && typeof q.filters.period !== 'string')) && !q.intents.has('meaning') ? 9 : 0),
   plan: (q, done, context) => {
     const call = outliersCall(q, context.catalog);
     if (!call) return { clarify: 'No source has periods to compare.' };

@@ -25,12 +25,14 @@ export const comparePeriodsForm = defineQuestionForm({
     month_over_month: ['month over month', 'month on month', 'mom'],
   },
   examples: ['What drove the change in revenue from November to December?', 'Top movers by account quarter over quarter for company 2000'],
-  score: (q) => (!otherKind(q) && !asksTrend(q) && (q.intents.has('movement') || q.intents.has('quarter_over_quarter') || monthOverMonth(q)) ? 9 : 0),
+  score: (q) => (!otherKind(q) && !asksTrend(q) && (q.intents.has('movement') || q.intents.has('quarter_over_quarter') || monthOverMonth(q) || betweenPeriods(q)) ? 9 : 0),
   plan: (q, done, context) => {
     const scope = formScope(q, context.catalog);
     if ('clarify' in scope) return scope;
     const { source, period } = scope;
-    const sides = sidesOf(q, period, lastYear(source));
+    const named = sidesOf(q, period, lastYear(source));
+    // "How much more in Q2 than in Q1": the change from the earlier period to the later one.
+    const sides = named && betweenPeriods(q) && start(named.b) < start(named.a) ? { ...named, a: named.b, b: named.a } : named;
     if (!sides) return { clarify: 'Which two periods should I compare? For example "from November to December" or "Q3 vs Q4 2024".' };
     const groupBy = q.groupBy.filter((d) => d !== 'period');
     const split = groupBy.length ? groupBy : defaultSplit(source, scope.filters);
@@ -46,6 +48,13 @@ export const comparePeriodsForm = defineQuestionForm({
     return failedStep(done) ?? { answer: movementAnswer(done[0]!.result, textFormat(context.locale), sides.assumed) };
   },
 });
+
+/** "How much more revenue in Q2 than in Q1?", "by how much does December exceed November?": a difference of periods. */
+function betweenPeriods(q: Understanding): boolean {
+  const period = q.filters.period;
+  return q.intents.has('difference') && (q.periods.length >= 2 || (period !== undefined && typeof period !== 'string'));
+}
+const start = (side: Side) => (typeof side === 'string' ? side : side.from);
 
 export const periodTrendForm = defineQuestionForm({
   name: 'period_trend',

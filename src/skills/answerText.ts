@@ -54,7 +54,7 @@ export function describeValue(name: string, value: unknown, locale = 'en-US'): s
     const range = value as { from?: string; to?: string };
     return `${range.from ? describeValue(name, range.from, locale) : '…'} to ${range.to ? describeValue(name, range.to, locale) : '…'}`;
   }
-  if (value === null) return '(blank)';
+  if (value === null || value === '') return '(blank)';
   const text = String(value);
   return name === 'period' && /^\d{7}$/.test(text) ? `${monthOf(text, locale)} (${text})` : text;
 }

@@ -1,0 +1,41 @@
+/**
+ * What the data_analyst question forms share about a question's scope: whether it belongs to
+ * another skill's checks, and how "in EUR" reads on a source with a group-currency measure.
+ */
+import type { Source } from '../../src/catalog/catalog.ts';
+import type { FilterValue, Understanding } from '../../src/skills/api.ts';
+
+const dataQualityIntents = ['duplicates', 'blanks', 'outliers'];
+/** A question about meaning (no period or company to read figures for) goes to the knowledge search. */
+const aboutMeaning = (q: Understanding) => q.intents.has('meaning') && q.filters.period === undefined && q.filters.company === undefined;
+/**
+ * A question for another skill: a data-quality check or the knowledge search. `except` names
+ * checks a form reads otherwise ("BPC looks out of line with the mart": two sources compared).
+ */
+export const otherKind = (q: Understanding, except: string[] = []) => dataQualityIntents.some((intent) => q.intents.has(intent) && !except.includes(intent)) || aboutMeaning(q);
+
+/**
+ * "In EUR" on a source with a group-currency measure means that measure, not the rows whose
+ * local currency is EUR (company 2000's December result translated to EUR is not "no data").
+ *
+ * @example
+ * currencyMeasure(mart, { currency: 'EUR', company: '2000' }, undefined) // { measure: 'amount_gc', filters: { company: '2000' } }
+ */
+export function currencyMeasure(source: Source, filters: Record<string, FilterValue>, named: string | undefined): { measure: string; filters: Record<string, FilterValue> } | undefined {
+  const currency = filters.currency;
+  if (typeof currency !== 'string') return undefined;
+  const fixed = [...source.measures.values()].find((m) => m.currency === currency);
+  if (!fixed || (named && source.measures.get(named)?.currencyDimension === undefined && named !== fixed.name)) return undefined;
+  const { currency: _currency, ...rest } = filters;
+  return { measure: fixed.name, filters: rest };
+}
+
+/**
+ * A source with a measure in one fixed currency (the group currency).
+ *
+ * @example
+ * hasGroupCurrency(catalog.sources.get('consolidation_mart')!) // true: amount_gc is in EUR
+ */
+export function hasGroupCurrency(source: Source): boolean {
+  return [...source.measures.values()].some((m) => m.currency !== undefined);
+}
