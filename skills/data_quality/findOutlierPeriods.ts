@@ -142,7 +142,7 @@ export const findOutlierPeriods = defineTool({
       outlier_count: flagged.length,
       truncated: flagged.length > limit,
       ...(load ? { multiple_load_requests: loads.slice(0, limit).map((p) => ({ ...p.series, period: p.period, load_requests: p.loads, usual_load_requests: p.usualLoads })) } : {}),
-      finding: finding(source.name, scope.filters.applied, by, currency, unit, scored, flagged, loads, rules, load),
+      finding: finding(source.name, scope.filters.applied, by, currency, unit, scored, flagged, loads, rules, load, period.calendar?.fiscalYearStart),
       ...(notes.length ? { notes } : {}),
       sql: totals.sql,
     };
@@ -208,11 +208,6 @@ function seriesText(point: Scored, by: Dimension[]): string {
   return describeValues(values);
 }
 
-function periodText(period: string): string {
-  const described = describePeriod(period);
-  return described === period ? period : `${described} (${period})`;
-}
-
 /** "Flagged by robust score 4.25 ≥ 3.5.", and when only below_half_median flagged it, that the score alone would not have. */
 function flaggedText(point: Scored, threshold: number): string {
   const scoreMissed = !point.flaggedBy.some((hit) => hit.rule === 'robust_score');
@@ -232,7 +227,12 @@ function finding(
   loads: Scored[],
   rules: OutlierRules,
   load: Dimension | undefined,
+  fiscalYearStart = 1,
 ): string {
+  const periodText = (period: string) => {
+    const described = describePeriod(period, fiscalYearStart);
+    return described === period ? period : `${described} (${period})`;
+  };
   const scope = describeValues(filters);
   const unitOf = (p: Scored) => (currency ? p.series[currency.name] ?? null : fixedUnit === 'number' || fixedUnit === 'lines' ? null : fixedUnit);
   const parts: string[] = [];

@@ -49,7 +49,7 @@ export const periodTrend = defineTool({
       return [{ ...(currency !== undefined ? { currency } : {}), from: rows[index - 1]!.period, to: top.period, change: top.change!, change_percent: top.change_percent }];
     });
     const interpretation = largest.length
-      ? largest.map((l) => `${l.currency ?? scope.unit}: largest change ${l.change > 0 ? '+' : ''}${formatAmount(l.change)} from ${describePeriod(l.from)} to ${describePeriod(l.to)}${l.change_percent === null ? '' : ` (${formatPercent(l.change_percent, { signed: true })})`}`).join(' | ')
+      ? largest.map((l) => `${l.currency ?? scope.unit}: largest change ${l.change > 0 ? '+' : ''}${formatAmount(l.change)} from ${describePeriod(l.from, scope.period.calendar?.fiscalYearStart)} to ${describePeriod(l.to, scope.period.calendar?.fiscalYearStart)}${l.change_percent === null ? '' : ` (${formatPercent(l.change_percent, { signed: true })})`}`).join(' | ')
       : rows.length ? 'Only one period: no change to show.' : 'No rows.';
     return {
       source: scope.source.name,
