@@ -109,7 +109,7 @@ describe.each(Object.keys(from))('the second sample drafted from %s', (engine) =
     expect(err).toMatch(/period +gjahr_monat +period YYYYMM +sure/);
     expect(err).toMatch(/skat → gl_extract\.account, gl_plan\.account: 7 names \(2 called revenue, 5 called expenses/);
     expect(err).toContain('Not drafted: t001: master data: its butxt became the value names of gl_extract.company, gl_plan.company');
-    expect(err).toMatch(/Needs a person:\n {2}- Period format YYYYMM \(gl_extract\.period, gl_plan\.period\)/);
+    expect(err).toMatch(/Needs a person:\n {2}- Period formats read from the values: gl_extract\.period \(YYYYMM\), gl_plan\.period \(YYYYMM\): check them\./);
   });
 });
 

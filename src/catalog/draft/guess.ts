@@ -111,12 +111,14 @@ export function draftSource(profile: TableProfile, usedNames: Set<string>): { ok
   const split = !period && year ? guessed.find(({ guess }) => guess.role === 'dimension' && guess.periodNumber) : undefined;
   const chosen = period?.column ?? split?.column;
 
-  // The chosen period names first, so it gets `period` even when a demoted one comes earlier.
+  // The chosen period names first, so it gets `period` even when a demoted one comes earlier; then
+  // the dictionary's primary holders of a name (rhcur is `currency` even after rtcur, which has an alternative).
   const used = new Set<string>();
   const names = new Map<string, string>();
-  for (const { column, guess } of [...guessed].sort((a, b) => Number(b.column === chosen) - Number(a.column === chosen))) {
+  const order = (entry: (typeof guessed)[number]) => (entry.column === chosen ? 0 : entry.guess.term?.alternative ? 2 : 1);
+  for (const { column, guess } of [...guessed].sort((a, b) => order(a) - order(b))) {
     const wanted = nameOf(guess.term, column.column);
-    names.set(column.column, uniqueName(used.has(wanted) ? logicalName(column.column) : wanted, used));
+    names.set(column.column, uniqueName(used.has(wanted) ? (guess.term?.alternative ?? logicalName(column.column)) : wanted, used));
   }
 
   const dimensions: DimensionDraft[] = [];
@@ -125,7 +127,7 @@ export function draftSource(profile: TableProfile, usedNames: Set<string>): { ok
     const name = names.get(column.column)!;
     const shape = `${column.kind}, ${count(column.distinct, 'distinct value')}`;
     const meaning = guess.term && guess.term.role !== 'label' && guess.term.role !== 'language' ? `${guess.term.meaning} (column ${column.column}, ${shape}); CHECK the meaning.` : `Column ${column.column} (${shape}); meaning not described yet.`;
-    const synonyms = guess.term && guess.term.role !== 'label' && guess.term.role !== 'language' ? [...guess.term.synonyms] : [];
+    const synonyms = !guess.term || guess.term.role === 'label' || guess.term.role === 'language' ? [] : name === guess.term.alternative ? [name.replace(/_/g, ' ')] : [...guess.term.synonyms];
     if (guess.role === 'measure') {
       measures.push({ name, column: column.column, aggregation: guess.aggregation, description: meaning, synonyms, quantity: guess.quantity, currencyColumns: guess.term?.currencyColumns, anyCurrency: guess.term?.anyCurrency, confidence: guess.confidence, basis: guess.basis, checks: guess.checks });
       continue;

@@ -103,11 +103,11 @@ export async function draftCatalog(options: DraftOptions): Promise<DraftResult> 
     const pairings = pairPlans(sources);
     if (files) for (const source of sources) source.connection = FILES_CONNECTION;
     const connections = files ? { [FILES_CONNECTION]: { files: catalogPaths(pickTables(files, sources), options.catalogDirectory) } } : undefined;
-    const needs = periodNeeds(sources);
     const yaml = renderDraft({ sources, alignment: guessAlignOn(sources), header: header(options.from, target, sources.length, files !== undefined, options.catalogDirectory !== undefined), notDrafted, ...(connections ? { connections } : {}) });
     // The draft must be a catalog; a failure here is a bug of the drafter, not of the database.
     const checked = catalogSchema.safeParse(parse(yaml));
     if (!checked.success) throw new Error(`the draft is not a valid catalog (a bug of catalog:init): ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    const needs = periodNeeds(sources);
     return { yaml, sources: sources.map((s) => s.name), notDrafted, target, report: draftReport({ sources, pairings, masters, needs }) };
   } catch (error) {
     throw redact(error);
@@ -121,14 +121,10 @@ function pickTables(files: Record<string, string>, sources: readonly SourceDraft
   return Object.fromEntries(Object.entries(files).filter(([table]) => sources.some((source) => source.table === table)));
 }
 
-/** Period formats the service does not read yet: the catalog will not load until it does (loadCatalog.ts says so too). */
+/** Periods not in YYYYPPP: read from the values, so worth a look, and named in the report. */
 function periodNeeds(sources: readonly SourceDraft[]): string[] {
-  const periods = sources.flatMap((source) => source.dimensions.filter((d) => d.type === 'period' && d.format !== 'YYYYPPP').map((d) => ({ at: `${source.name}.${d.name}`, format: d.format! })));
-  const formats = [...new Set(periods.map((p) => p.format))];
-  return formats.map((format) => {
-    const at = periods.filter((p) => p.format === format).map((p) => p.at).join(', ');
-    return `Period format ${format} (${at}): the service reads YYYYPPP periods only for now, so it refuses to start on this catalog, naming the format. Until periods in ${format} are supported, point the dimension at a YYYYPPP column (a view) or drop its type: period.`;
-  });
+  const periods = sources.flatMap((source) => source.dimensions.filter((d) => d.type === 'period' && d.format !== 'YYYYPPP').map((d) => `${source.name}.${d.name} (${d.format}${d.yearColumn ? `, year in ${d.yearColumn}` : ''})`));
+  return periods.length > 0 ? [`Period formats read from the values: ${periods.join(', ')}: check them.`] : [];
 }
 
 /**

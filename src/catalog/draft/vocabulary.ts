@@ -32,6 +32,8 @@ export interface Term {
   /** What it is, for the description and the report. */
   meaning: string;
   synonyms: readonly string[];
+  /** The logical name when `name` is already taken in the source (rtcur beside rhcur: transaction_currency). */
+  alternative?: string;
   /** Near-unique keys (documents). */
   cardinality?: 'high';
   /** Measures: the currency columns that give each row's currency, best first. */
@@ -51,7 +53,9 @@ export const TERMS: readonly Term[] = [
   { role: 'dimension', name: 'account', columns: ['hkont', 'saknr', 'racct', 'konto', 'sachkonto', 'account', 'gl_account', 'account_number'], meaning: 'General ledger account', synonyms: ACCOUNT },
   { role: 'period', name: 'period', columns: ['gjahr_monat', 'monat', 'poper', 'period', 'periode', 'fiscal_period', 'buchungsperiode', 'posting_period', 'month', 'year_month', 'yearmonth', 'jahr_monat'], meaning: 'Period (posting month or fiscal period)', synonyms: PERIOD },
   { role: 'fiscal_year', name: 'fiscal_year', columns: ['gjahr', 'ryear', 'fiscal_year', 'fiscyear', 'geschaeftsjahr', 'fyear', 'year', 'jahr'], meaning: 'Fiscal year', synonyms: ['fiscal year', 'fiscal years', 'year', 'FY'] },
-  { role: 'currency', name: 'currency', columns: ['waers', 'rwcur', 'rtcur', 'rhcur', 'hwaer', 'currency', 'currency_code', 'currency_key', 'curr', 'waehrung', 'wahrung'], meaning: 'Currency key', synonyms: ['currencies', 'currency key', 'currency code'] },
+  { role: 'currency', name: 'currency', columns: ['rhcur', 'hwaer', 'currency', 'currency_code', 'currency_key', 'curr', 'waehrung', 'wahrung'], meaning: 'Currency key', synonyms: ['currencies', 'currency key', 'currency code'] },
+  // Transaction/document currency: the amount's currency when it is the table's only one (a GL extract's rwcur), else its own.
+  { role: 'currency', name: 'currency', alternative: 'transaction_currency', columns: ['waers', 'rwcur', 'rtcur'], meaning: 'Currency key (transaction or document currency)', synonyms: ['currencies', 'currency key', 'currency code'] },
   { role: 'currency', name: 'group_currency', columns: ['rkcur', 'kwaer', 'group_currency'], meaning: 'Group currency key', synonyms: ['group currency key'] },
   { role: 'dimension', name: 'document', columns: ['belnr', 'document_number', 'document_no', 'doc_number', 'document', 'docnr', 'belegnummer', 'beleg', 'journal_entry'], meaning: 'Accounting document number', synonyms: ['documents', 'document number', 'doc', 'journal entry'], cardinality: 'high' },
   { role: 'dimension', name: 'document_line', columns: ['buzei', 'docln', 'docline', 'line_item', 'line_number', 'posnr'], meaning: 'Line within the document', synonyms: ['line number', 'line item number'] },

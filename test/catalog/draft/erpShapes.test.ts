@@ -5,9 +5,9 @@
  * language kept (English); a budget table is the BUDGET of the ledger, and the service started on
  * the draft, with no hand edit, answers actual vs budget with the figures of the database.
  * Other period shapes are declared with their format (a fiscal year and a period in two columns,
- * a DATE column), and a catalog declaring a format the service does not read yet is refused at
- * startup, naming the source, the dimension and the format. DuckDB and PostgreSQL copies of
- * the ledger draft the same, and its CSV files, drafted from their folder, are served as drafted.
+ * a DATE column) and served as declared; a format on a text dimension is refused by name. DuckDB
+ * and PostgreSQL copies of the ledger draft the same, and its CSV files, drafted from their
+ * folder, are served as drafted.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { draftCatalog } from '../../../src/catalog/draft/index.ts';
 import { loadCatalog } from '../../../src/catalog/loadCatalog.ts';
-import { ConfigurationError } from '../../../src/errors/index.ts';
 import { loadData } from '../../../src/data/load/index.ts';
 import { temporaryDirectory } from '../../support/catalogFixture.ts';
 import { postgresUrls } from '../../support/engineServers.ts';
@@ -98,7 +97,7 @@ describe('a SAP-shaped ledger with a budget table and master data', () => {
     expect(report).toContain('budget is the BUDGET of gl_lines: actual vs budget = compare_sources gl_lines vs budget on amount');
     expect(report).toMatch(/period +periode +period YYYYPPP +sure/);
     expect(report).toMatch(/skat → budget\.account, gl_lines\.account: 3 names \(1 called revenue, 1 called expenses/);
-    expect(report).not.toContain('Period format');
+    expect(report).not.toContain('Period formats');
   });
 
   it('decides the same from DuckDB and PostgreSQL copies (the language of skat read with each engine\'s parameters)', async () => {
@@ -201,14 +200,43 @@ describe('other period shapes', () => {
     expect(sources.ledger.dimensions.fiscal_year).toMatchObject({ column: 'gjahr' });
     expect(sources.ledger.measures.amount).toMatchObject({ column: 'dmbtr', currency_dimension: 'currency' });
     expect(sources.postings.dimensions.posting_date).toMatchObject({ column: 'budat', type: 'period', format: 'date' });
-    expect(split.report.join('\n')).toMatch(/Period format year_period \(ledger\.period\)[\s\S]*Period format date \(postings\.posting_date\)/);
-    // Until the service reads these formats it refuses the catalog at startup, by name.
+    expect(split.report.join('\n')).toContain('Period formats read from the values: ledger.period (year_period, year in gjahr), postings.posting_date (date): check them.');
+    expect(split.report.join('\n')).not.toContain('will not start');
+    // The service reads both as declared: a month's total is the data's.
     const catalog = path.join(directory, 'split.yaml');
     writeFileSync(catalog, split.yaml);
-    const started = listenService({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', QUERY_WORKERS: '1', DATA_URL: `sqlite:${file}`, CATALOG: catalog, APP_DB: path.join(directory, 'split-app.db') });
-    await expect(started).rejects.toBeInstanceOf(ConfigurationError);
-    await expect(started).rejects.toThrow(/sources\.ledger\.dimensions\.period\.format: source ledger, dimension period: period format year_period is not supported yet; this service reads periods as YYYYPPP only/);
-    await expect(started).rejects.toThrow(/source postings, dimension posting_date: period format date is not supported yet/);
+    const service = await listenService({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', QUERY_WORKERS: '1', DATA_URL: `sqlite:${file}`, CATALOG: catalog, APP_DB: path.join(directory, 'split-app.db') });
+    try {
+      const total = async (source: string) => {
+        const response = await fetch(`${service.url}/tools/query_source`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ source, measures: ['amount'], filters: { [source === 'ledger' ? 'period' : 'posting_date']: 'March 2024' } }) });
+        const body = (await response.json()) as any;
+        expect(response.status, JSON.stringify(body)).toBe(200);
+        return body.result.rows.map((row: any) => row.amount);
+      };
+      expect(await total('ledger')).toEqual([31.5]);
+      expect(await total('postings')).toEqual([6]);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('pairs local, group and transaction amounts with their currency columns in an ACDOCA-like table, and keeps a 0/1 flag a dimension', async () => {
+    const file = path.join(directory, 'acdoca.db');
+    const database = new Database(file);
+    database.exec('CREATE TABLE acdoca (rbukrs TEXT, gjahr INTEGER, poper TEXT, racct TEXT, rtcur TEXT, rhcur TEXT, rkcur TEXT, hsl REAL, ksl REAL, wsl REAL, rvers TEXT, xreversed INTEGER)');
+    const insert = database.prepare('INSERT INTO acdoca VALUES (?, 2024, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    for (let row = 0; row < 24; row += 1) insert.run(row % 2 ? '1000' : '2000', String((row % 12) + 1).padStart(3, '0'), '400000', 'CHF', row % 2 ? 'EUR' : 'USD', 'EUR', row * 1.5, row * 1.25, row * 1.75, '0', row % 2);
+    database.close();
+    const acdoca = (parse((await draftCatalog({ from: `sqlite:${file}` })).yaml) as any).sources.acdoca;
+    expect(acdoca.dimensions.period).toMatchObject({ column: 'poper', format: 'year_period', year_column: 'gjahr' });
+    expect(acdoca.dimensions.transaction_currency).toMatchObject({ column: 'rtcur', synonyms: ['transaction currency'] });
+    expect(acdoca.measures.amount).toMatchObject({ column: 'hsl', currency_dimension: 'currency' });
+    expect(acdoca.dimensions.currency.column).toBe('rhcur');
+    expect(acdoca.measures.amount_group).toMatchObject({ column: 'ksl', currency_dimension: 'group_currency' });
+    expect(acdoca.measures.amount_transaction).toMatchObject({ column: 'wsl', currency_dimension: 'transaction_currency' });
+    expect(acdoca.dimensions.xreversed.column).toBe('xreversed');
+    // A source with a version column of its own is no pair.
+    expect(acdoca.implied).toBeUndefined();
   });
 
   it('refuses a format on a text dimension, and a year_column without year_period', () => {
