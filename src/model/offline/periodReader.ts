@@ -21,6 +21,8 @@ export interface PeriodMatch {
 
 const ordinals: Record<string, number> = { first: 1, '1st': 1, second: 2, '2nd': 2, third: 3, '3rd': 3, fourth: 4, '4th': 4, last: 4, final: 4 };
 const rangeWords = new Set(['to', 'through', 'thru', 'until', 'till']);
+/** "period 6", "periods 1 to 3", and the short forms "per. 4", "pd 4". */
+const periodWords = new Set(['period', 'periods', 'per', 'pd']);
 const monthPrepositions = new Set(['for', 'in', 'of', 'from', 'to', 'until', 'till', 'through', 'at', 'since', 'during', 'and', 'about', 'by', 'end']);
 
 /**
@@ -37,7 +39,10 @@ export function readPeriod(words: readonly string[], index: number, defaultYear:
   const joiner = words[index + first.length];
   const between = words[index - 1] === 'between' && joiner === 'and';
   if (joiner && (rangeWords.has(joiner) || between)) {
-    const second = readOne(words, index + first.length + 1, yearOf(first.value) ?? defaultYear, isValueCode);
+    const at = index + first.length + 1;
+    // "periods 1 to 3": the end of a range of period numbers may be a bare number.
+    const numbered = periodWords.has(words[index]!) && /^\d{1,2}$/.test(words[at] ?? '') && Number(words[at]) >= 1 && Number(words[at]) <= 12;
+    const second = numbered ? { ...point(1, yearOf(first.value) ?? defaultYear, Number(words[at])), ...(first.undated ? { undated: true } : {}) } : readOne(words, at, yearOf(first.value) ?? defaultYear, isValueCode);
     if (second) {
       // A month without a year before "to December 2024" takes the year of the end.
       const endYear = yearOf(second.value);
@@ -80,8 +85,7 @@ function readOne(words: readonly string[], index: number, defaultYear: number, i
   // P12, period 12 [2024]
   match = /^p(\d{1,2})$/.exec(word);
   // "per. 4", "pd 4": short forms of "period" before a period number.
-  const periodWord = word === 'period' || word === 'per' || word === 'pd';
-  if ((match || (periodWord && next && /^\d{1,2}$/.test(next))) && !(word === 'period' && next && /^\d{7}$/.test(next))) {
+  if ((match || (periodWords.has(word) && next && /^\d{1,2}$/.test(next))) && !(word === 'period' && next && /^\d{7}$/.test(next))) {
     const number = Number(match ? match[1] : next);
     const used = match ? 1 : 2;
     if (!validPeriod(number)) return undefined;

@@ -51,6 +51,8 @@ export function tokenize(text: string): Token[] {
     let parts = periodLike.test(whole) || /^\d+(?:\.\d+)+$/.test(whole) ? [whole] : whole.split(/[-/]/);
     // "jan-mar": two months joined by a hyphen are a range.
     if (parts.length === 2 && /-/.test(whole) && parts.every((part) => part.length >= 3 && monthNumber(part) !== undefined)) parts = [parts[0]!, 'to', parts[1]!];
+    // "periods 1-3": two small numbers joined by a hyphen are a range too.
+    if (parts.length === 2 && /-/.test(whole) && parts.every((part) => /^\d{1,2}$/.test(part))) parts = [parts[0]!, 'to', parts[1]!];
     for (const [index, part] of parts.entries()) {
       const original = part.replace(/['’]s$/i, '').replace(/\.+$/, '');
       const word = original.toLowerCase();

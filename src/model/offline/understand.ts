@@ -128,7 +128,9 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     if (phrase?.meaning.kind === 'dimension') {
       // "period 6", "posting period 6 2024": a period number, not a code.
       const last = index + phrase.words.length - 1;
-      const numbered = words[last] === 'period' && /^\d{1,2}$/.test(words[last + 1] ?? '') ? readPeriod(words, last, vocabulary.defaultYear, isValueCode) : undefined;
+      // Special periods 13-16 are asked about as a concept ("what are special periods 13 to 16?"): left to the codes.
+      const month = Number(/^\d{1,2}$/.test(words[last + 1] ?? '') ? words[last + 1] : 0);
+      const numbered = (words[last] === 'period' || words[last] === 'periods') && month >= 1 && month <= 12 ? readPeriod(words, last, vocabulary.defaultYear, isValueCode) : undefined;
       if (numbered) {
         datePeriod(numbered, last);
         dimensions.push(phrase.meaning.name);

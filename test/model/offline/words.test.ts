@@ -150,6 +150,7 @@ describe('period numbers', () => {
     expect(understand('revenue of company 1000 in P6', vocabulary).filters.period).toBe('2024006');
     expect(understand('revenue of company 1000 in period 6 2024', vocabulary).filters.period).toBe('2024006');
     expect(understand('depreciation of company 2000 per. 4', vocabulary).filters.period).toBe('2024004');
+    for (const range of ['periods 1 to 3', 'periods 1-3', 'P1 to P3']) expect(understand(`opex of company 3000, ${range}`, vocabulary).filters.period).toEqual({ from: '2024001', to: '2024003' });
   });
 
   it('asks which year when the catalog shows several', () => {
