@@ -153,14 +153,20 @@ describe('across engines and from files', () => {
     expect(missing.err.join('')).toMatch(/nowhere does not exist \(a relative path is read from the working directory/);
   });
 
-  it("is served as drafted: the YYYYMM periods read as fiscal periods, a month's total is the data's", async () => {
+  it("declares the fiscal year from April that t001's fiscal year variant V3 says, and reports it", () => {
+    for (const engine of Object.keys(from) as EngineName[]) expect(drafts.get(engine)!.document.fiscal_year_start, engine).toBe(4);
+    expect(drafts.get('SQLite')!.err).toContain("Fiscal year: starts in month 4 (fiscal_year_start: 4): t001.periv is V3 for every row (SAP's April–March variant)");
+  });
+
+  it("is served as drafted: FY2025 of IN01 totals the README's 141,916,200.00 INR (April 2025 to March 2026)", async () => {
     const { file } = drafts.get('SQLite')!;
     const service = await listenService({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', QUERY_WORKERS: '1', DATA_URL: from.SQLite!(), CATALOG: file, APP_DB: path.join(directory, 'app.db') });
     try {
-      const response = await fetch(`${service.url}/tools/query_source`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ source: 'gl_extract', filters: { period: '202504' } }) });
-      const body = (await response.json()) as { result: { filters: { period: string }; rows: { amount: number }[] } };
+      const response = await fetch(`${service.url}/tools/query_source`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ source: 'gl_extract', filters: { company: 'IN01', period: 'FY2025' } }) });
+      const body = (await response.json()) as { result: { filters: { period: unknown }; rows: { amount: number }[] } };
       expect(response.status, JSON.stringify(body)).toBe(200);
-      expect(body.result.rows.length).toBeGreaterThan(0);
+      expect(body.result.filters.period).toEqual({ from: '2025001', to: '2025012' });
+      expect(body.result.rows.map((row) => row.amount)).toEqual([141_916_200]);
     } finally {
       await service.close();
     }

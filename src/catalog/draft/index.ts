@@ -14,6 +14,7 @@ import { redactConnectionUrl } from '../../shared/redact.ts';
 import { catalogSchema } from '../schema.ts';
 import { parse } from 'yaml';
 import { catalogPaths, fileTables, FILES_CONNECTION, isFilesSource } from './files.ts';
+import { fiscalYearOf } from './fiscalYear.ts';
 import { draftSource, guessAlignOn, type SourceDraft } from './guess.ts';
 import { listTables, profileTable, type TableProfile } from './introspect.ts';
 import { applyValueNames, masterDataOf } from './masterData.ts';
@@ -103,12 +104,13 @@ export async function draftCatalog(options: DraftOptions): Promise<DraftResult> 
     const pairings = pairPlans(sources);
     if (files) for (const source of sources) source.connection = FILES_CONNECTION;
     const connections = files ? { [FILES_CONNECTION]: { files: catalogPaths(pickTables(files, sources), options.catalogDirectory) } } : undefined;
-    const yaml = renderDraft({ sources, alignment: guessAlignOn(sources), header: header(options.from, target, sources.length, files !== undefined, options.catalogDirectory !== undefined), notDrafted, ...(connections ? { connections } : {}) });
+    const fiscalYear = fiscalYearOf(drafted.map((d) => d.profile));
+    const yaml = renderDraft({ sources, alignment: guessAlignOn(sources), header: header(options.from, target, sources.length, files !== undefined, options.catalogDirectory !== undefined), notDrafted, ...(connections ? { connections } : {}), ...(fiscalYear ? { fiscalYear } : {}) });
     // The draft must be a catalog; a failure here is a bug of the drafter, not of the database.
     const checked = catalogSchema.safeParse(parse(yaml));
     if (!checked.success) throw new Error(`the draft is not a valid catalog (a bug of catalog:init): ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     const needs = periodNeeds(sources);
-    return { yaml, sources: sources.map((s) => s.name), notDrafted, target, report: draftReport({ sources, pairings, masters, needs }) };
+    return { yaml, sources: sources.map((s) => s.name), notDrafted, target, report: draftReport({ sources, pairings, masters, needs, ...(fiscalYear ? { fiscalYear } : {}) }) };
   } catch (error) {
     throw redact(error);
   } finally {

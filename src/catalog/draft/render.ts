@@ -6,6 +6,7 @@
  * header, so drafts of the same data on different engines differ only there.
  */
 import { Document, isMap, isScalar, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
+import type { FiscalYearGuess } from './fiscalYear.ts';
 import type { AlignmentGuess, DimensionDraft, MeasureDraft, SourceDraft } from './guess.ts';
 
 export interface RenderInput {
@@ -17,6 +18,8 @@ export interface RenderInput {
   notDrafted: { table: string; reason: string }[];
   /** Connections besides the default one (a DuckDB over files: `{ files: { files: { gl: gl.csv } } }`). */
   connections?: Record<string, { files: Record<string, string> }>;
+  /** The fiscal year's first month, when the data declares it (fiscalYear.ts). */
+  fiscalYear?: FiscalYearGuess;
 }
 
 /** What a person must do with any draft, whatever the database. */
@@ -51,6 +54,7 @@ export function renderDraft(input: RenderInput): string {
 function draftDocument(input: RenderInput): Document {
   const document = new Document({
     version: 1,
+    ...(input.fiscalYear ? { fiscal_year_start: input.fiscalYear.month } : {}),
     ...(input.connections ? { connections: input.connections } : {}),
     comparison: {
       default_align_on: input.alignment.alignOn,
@@ -61,6 +65,7 @@ function draftDocument(input: RenderInput): Document {
   const notDrafted = input.notDrafted.map((t) => `Not drafted: table ${t.table}: ${t.reason}.`);
   document.commentBefore = comment([...input.header, '', ...INSTRUCTIONS, ...(notDrafted.length ? ['', ...notDrafted] : [])]);
 
+  if (input.fiscalYear) commentKey(document, ['fiscal_year_start'], [`CHECK: the fiscal year starts in month ${input.fiscalYear.month}: ${input.fiscalYear.basis}. Months are read as periods of it.`]);
   commentKey(document, ['comparison', 'default_align_on'], input.alignment.checks);
   commentKey(document, ['comparison', 'thresholds'], [
     'CHECK: tolerances of a comparison, in the measure\'s units: match if the absolute difference and the percent are',

@@ -6,6 +6,7 @@
  */
 import type { Confidence } from './columnRole.ts';
 import type { SourceDraft } from './guess.ts';
+import type { FiscalYearGuess } from './fiscalYear.ts';
 import type { Pairing } from './pairing.ts';
 
 export interface ReportInput {
@@ -15,6 +16,8 @@ export interface ReportInput {
   masters: readonly { table: string; named: { source: string; dimension: string; names: number; words: Record<string, number> }[] }[];
   /** Lines already known to need a person (the period formats the service does not read yet). */
   needs: string[];
+  /** The fiscal year's first month, when the data declares it. */
+  fiscalYear?: FiscalYearGuess;
 }
 
 const LEGEND = 'sure: the name (ERP dictionary) and the data agree; likely: read from the data alone; guess: look at it';
@@ -48,6 +51,7 @@ export function draftReport(input: ReportInput): string[] {
     lines.push('', 'Plan beside actuals (a source reads one table, so each pair is two sources with implied versions):');
     for (const p of input.pairings) lines.push(`  ${p.plan} is the ${p.version} of ${p.actual}: actual vs budget = compare_sources ${p.actual} vs ${p.plan} on ${p.measure}, aligned on ${p.shared.join(', ')}  [${p.confidence}: ${p.basis}]`);
   }
+  if (input.fiscalYear) lines.push('', `Fiscal year: starts in month ${input.fiscalYear.month} (fiscal_year_start: ${input.fiscalYear.month}): ${input.fiscalYear.basis}  [likely]`);
   if (input.masters.length > 0) {
     lines.push('', 'Master data (not drafted as sources: their descriptions became value names):');
     for (const master of input.masters) {
@@ -65,7 +69,7 @@ export function draftReport(input: ReportInput): string[] {
     ...input.needs.map((need) => `  - ${need}`),
     `  - ${checks} CHECK notes in the file: confirm or correct each.`,
     '  - Descriptions are placeholders (the model reads them): say what a row is and what each column means.',
-    '  - What the data cannot tell: a fiscal year that does not start in January, group_currency, not_held subjects, defaults.filters.',
+    `  - What the data cannot tell: ${input.fiscalYear ? '' : 'a fiscal year that does not start in January (fiscal_year_start), '}group_currency, not_held subjects, defaults.filters.`,
   );
   return lines;
 }
