@@ -82,3 +82,29 @@ export function resolve(reading: Reading, previous: ConversationState | undefine
     ...(reading.count ?? before.count) !== undefined ? { count: reading.count ?? before.count } : {},
   };
 }
+
+/**
+ * What the conversation remembers of a turn. A conversion of the figure before ("how big is that
+ * in EUR?", "what is that in group currency?": it points back and names only a measure) is a view
+ * of that figure, not a new subject: the next follow-up ("on which account was it posted?") is
+ * about the figure in its source's own measure again, so the measure before is remembered.
+ *
+ * @example
+ * // before: manual adjustments in bpc_reporting (local amount); reading: "how big is that in EUR?"
+ * remembered(reading, question, previous).measure // undefined (the source's default), not amount_gc
+ */
+export function remembered(reading: Reading, question: Understanding, previous: ConversationState | undefined): Understanding {
+  // "in EUR" is read as a currency filter, which a form turns into the group-currency measure.
+  const named = Object.keys(reading.filters);
+  const converts = reading.measure !== undefined || named.includes('currency');
+  const conversion = reading.refersBack && converts && reading.sources.length === 0 && reading.groupBy.length === 0 && named.every((name) => name === 'currency');
+  if (!previous || !conversion) return question;
+  const before = previous.question;
+  const { measure: _converted, filters, ...rest } = question;
+  const { currency: _currency, ...kept } = filters;
+  return {
+    ...rest,
+    filters: before.filters.currency === undefined ? kept : { ...kept, currency: before.filters.currency },
+    ...(before.measure === undefined ? {} : { measure: before.measure }),
+  };
+}

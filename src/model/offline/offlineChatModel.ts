@@ -13,7 +13,7 @@ import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import type { Catalog } from '../../catalog/catalog.ts';
 import { textOf } from '../../shared/messageText.ts';
 import type { CompletedCall, QuestionForm, Understanding } from '../../skills/questionForms.ts';
-import { previousState, resolve, STATE_KEY, stateOf, type ConversationState } from './conversation.ts';
+import { previousState, remembered, resolve, STATE_KEY, stateOf, type ConversationState } from './conversation.ts';
 import { actionReply, capabilitiesReply, clarificationReply, describeUnderstanding, notHeldReply, relativePeriodReply, tooLongReply } from './replies.ts';
 import { MAX_QUESTION_CHARACTERS } from './tokens.ts';
 import { understand, type Reading } from './understand.ts';
@@ -38,6 +38,8 @@ interface TurnPlan {
   reply?: string;
   corrections: Reading['corrections'];
   ignored: Reading['ignored'];
+  /** What the conversation keeps of this turn, when it is not the question itself (a one-off conversion). */
+  remember?: Understanding;
 }
 
 /** A chat model that needs no network: answers the question forms the skills declare. */
@@ -106,7 +108,7 @@ export class OfflineChatModel extends BaseChatModel {
     const done = completedCalls(messages.slice(current + 1));
     const step = turn.form.plan(turn.question, done, { catalog: this.catalog, locale, tools: this.toolNames });
     if ('clarify' in step) return this.answer(step.clarify, messages, previous);
-    if ('answer' in step) return this.answer(withReading(step.answer, turn), messages, stateOf(turn.question, turn.form.name));
+    if ('answer' in step) return this.answer(withReading(step.answer, turn), messages, stateOf(turn.remember ?? turn.question, turn.form.name));
     const missing = step.toolCalls.find((call) => !this.toolNames.includes(call.name));
     if (missing) return this.answer(`I would need the tool '${missing.name}', which is not available.`, messages, previous);
     return new AIMessage({
@@ -151,7 +153,7 @@ export class OfflineChatModel extends BaseChatModel {
     }
     if (!form.freeText && reading.unknown.length) return { ...none, question, reply: clarificationReply(question, this.vocabulary, undefined, reading.stops) };
     if (!form.freeText && reading.relativePeriods.length) return { ...none, question, reply: relativePeriodReply(question, reading.relativePeriods) };
-    return { question, form, corrections: reading.corrections, ignored: reading.ignored };
+    return { question, form, corrections: reading.corrections, ignored: reading.ignored, remember: remembered(reading, question, previous) };
   }
 
   private answer(text: string, messages: BaseMessage[], state?: ConversationState): AIMessage {
