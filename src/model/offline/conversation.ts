@@ -105,6 +105,6 @@ export function remembered(reading: Reading, question: Understanding, previous: 
   return {
     ...rest,
     filters: before.filters.currency === undefined ? kept : { ...kept, currency: before.filters.currency },
-    ...(before.measure === undefined ? {} : { measure: before.measure }),
+    measure: before.measure,
   };
 }
