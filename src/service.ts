@@ -54,7 +54,7 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     logger.info({ path: defaultSampleDatabase }, 'built the sample database');
   }
   // These connections only check the catalog against the tables; queries run in the worker pool.
-  const { catalog, connections, states } = await openCatalog(config.catalogPath, { name: DEFAULT_CONNECTION, url: config.dataUrl }, { statementTimeoutMs: config.queryTimeoutMs, logger, environment: config.environment });
+  const { catalog, connections, states, defaultUsed } = await openCatalog(config.catalogPath, { name: DEFAULT_CONNECTION, url: config.dataUrl }, { statementTimeoutMs: config.queryTimeoutMs, logger, environment: config.environment });
   // Everything built from the skills; SKILLS_RELOAD swaps it for new requests when a skill changes.
   const loadSkillSet = async (fresh = false) => {
     const registry = new SkillRegistry(await loadSkills(config.skillsDirectory, { disabled: config.skillsDisabled, fresh }));
@@ -71,7 +71,8 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     ? await openPostgresStore({ url: config.appDatabaseUrl, ttlMs, leaseMs: config.sessionLeaseSeconds * 1000, logger })
     : openSqliteStore({ path: config.appDatabasePath!, ttlMs, logger });
   const queries = await QueryPool.start({
-    databasePath: config.dataDatabasePath,
+    // DATA_DB is opened and watched only when a source lives on it.
+    databasePath: defaultUsed ? config.dataDatabasePath : undefined,
     connections,
     connectionStates: states,
     workers: config.queryWorkers,

@@ -3,6 +3,7 @@
  * column must exist on its connection. A default connection on a file that cannot be opened
  * stops the start (as DATA_DB always did); any other connection that cannot be reached is
  * reported and its sources answer `source_unavailable` until it is back, while the rest work.
+ * A default connection no source uses is not opened at all (a catalog over files alone).
  */
 import { ConfigurationError, ToolError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
@@ -12,8 +13,10 @@ import { loadCatalog } from './loadCatalog.ts';
 
 export interface OpenedCatalog {
   catalog: Catalog;
-  /** Every connection: the default one first, then the catalog's. */
+  /** Every connection: the default one first (when a source uses it), then the catalog's. */
   connections: ConnectionSpec[];
+  /** Whether a source lives on the default connection (DATA_URL/DATA_DB); else it is never opened. */
+  defaultUsed: boolean;
   /** How each connection answered at startup. */
   states: ConnectionState[];
 }
@@ -27,10 +30,11 @@ export async function openCatalog(catalogPath: string, defaultConnection: Connec
   const draft = loadCatalog(catalogPath, { environment: options.environment ?? process.env });
   // Periods held as YYYYMM, dates, …: the workers read them through computed YYYYPPP columns.
   const computed = computedColumnsOf(draft);
-  const specs = [defaultConnection, ...draft.connections].map((spec) => (computed.has(spec.name) ? { ...spec, computed: computed.get(spec.name)! } : spec));
+  const defaultUsed = [...draft.sources.values()].some((source) => source.connection === DEFAULT_CONNECTION);
+  const specs = [...(defaultUsed ? [defaultConnection] : []), ...draft.connections].map((spec) => (computed.has(spec.name) ? { ...spec, computed: computed.get(spec.name)! } : spec));
   const connections = new Connections(specs, { statementTimeoutMs: options.statementTimeoutMs });
   try {
-    if (engineOf(defaultConnection.url) !== 'postgres') {
+    if (defaultUsed && engineOf(defaultConnection.url) !== 'postgres') {
       // A default file that cannot be opened stops the start with the file's own message.
       try {
         connections.adopt(DEFAULT_CONNECTION, await openEngine(defaultConnection, { statementTimeoutMs: options.statementTimeoutMs }));
@@ -55,7 +59,7 @@ export async function openCatalog(catalogPath: string, defaultConnection: Connec
       }
     }
     const catalog = loadCatalog(catalogPath, { environment: options.environment ?? process.env, columnsOf: (table, connection) => columns.get(keyOf(table, connection)) });
-    return { catalog, connections: specs, states: await connections.states() };
+    return { catalog, connections: specs, defaultUsed, states: await connections.states() };
   } finally {
     await connections.close();
   }

@@ -4,7 +4,7 @@
  * POST /tools the fiscal year, a quarter and a month give the sample README's figures, a month
  * typed as the data spells it ("202504") is read as the fiscal period it falls in, answers speak
  * fiscal YYYYPPP periods named by their month, and a bad period is told in the data's notation.
- * On SQLite and on DuckDB over the Parquet files.
+ * On SQLite and on DuckDB over the Parquet files (with a DATA_URL no source uses, never opened).
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -42,7 +42,8 @@ let build: SapSampleBuild;
 const services: Service[] = [];
 const engines: Record<string, () => Promise<Service>> = {
   SQLite: () => serviceOn(`sqlite:${build.sqlite}`, catalog('')),
-  'DuckDB over Parquet': () => serviceOn('sqlite:data/sample.db', catalog(`connections:\n  files:\n    files: { gl_extract: ${path.join(build.parquet, 'gl_extract.parquet')} }`)),
+  // No source lives on the default connection: DATA_URL is never opened, so a file that does not exist is no obstacle.
+  'DuckDB over Parquet': () => serviceOn(`sqlite:${path.join(directory, 'no-such.db')}`, catalog(`connections:\n  files:\n    files: { gl_extract: ${path.join(build.parquet, 'gl_extract.parquet')} }`)),
 };
 
 async function serviceOn(dataUrl: string, yaml: string): Promise<Service> {
