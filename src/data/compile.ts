@@ -40,6 +40,8 @@ export function compileSelect(query: SelectQuery, dialect: Dialect): CompiledSel
   const aggregates = query.aggregates ?? [];
   const grouped = aggregates.length > 0;
   const table = dialect.table(query.table);
+  // Columns are qualified by the table's name, which a derived table (periodColumns.ts) keeps as its alias.
+  const qualifier = quoteIdentifier(query.table);
   const repeated = query.repeated && query.repeated.columns.length > 0 ? query.repeated : undefined;
   const alias = (index: number) => `"__repeated_${index}"`;
 
@@ -62,7 +64,7 @@ export function compileSelect(query: SelectQuery, dialect: Dialect): CompiledSel
   if (query.countAll) select.push('COUNT(*) OVER () AS "__total"');
   if (select.length === 0) throw new Error('a select needs at least one column or aggregate');
   const join = repeated
-    ? ` JOIN "__repeated" ON ${repeated.columns.map((column, index) => dialect.notDistinct(`${table}.${quoteIdentifier(column)}`, `"__repeated".${alias(index)}`)).join(' AND ')}`
+    ? ` JOIN "__repeated" ON ${repeated.columns.map((column, index) => dialect.notDistinct(`${qualifier}.${quoteIdentifier(column)}`, `"__repeated".${alias(index)}`)).join(' AND ')}`
     : '';
   const where = whereClause(query.where ?? [], dialect, parameters);
   const groupBy = grouped && columns.length ? ` GROUP BY ${columns.map((c) => quoteIdentifier(c.column)).join(', ')}` : '';

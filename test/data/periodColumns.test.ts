@@ -99,6 +99,14 @@ describe.each(Object.keys(engines))('computed period columns on %s', (engine) =>
     expect(await totalsByPeriod(engine, { format: 'year_period', column: 'poper', yearColumn: 'gjahr', fiscalYearStart: 4 })).toEqual({ '2024012': 1, '2025001': 10, '2025012': 100 });
   });
 
+  it('finds repeated rows of such a table (the duplicate scan qualifies columns by the table name)', async () => {
+    const spec: ConnectionSpec = { name: 'default', url: urls.get(engine)!, computed: { ledger: { __period_yyyyppp: { format: 'YYYYMM', column: 'ym', fiscalYearStart: 4 } } } };
+    const connections = Connections.of({ default: await openEngine(spec, { statementTimeoutMs: 30_000 }) });
+    opened.push(connections);
+    const result = await runQuery(connections, { kind: 'select', table: 'ledger', columns: [{ name: 'period', column: '__period_yyyyppp' }], repeated: { columns: ['gjahr'], atLeast: 2 }, orderBy: [{ name: 'period', direction: 'asc' }] });
+    expect(result.rows.map((row) => row.period)).toEqual(['2025001', '2025012']);
+  });
+
   it('filters a fiscal year as a range of computed periods', async () => {
     const fiscal2025 = [{ column: '__period_yyyyppp', kind: 'range' as const, from: '2025001', to: '2025012' }];
     expect(await totalsByPeriod(engine, { format: 'YYYYMM', column: 'ym', fiscalYearStart: 4 }, fiscal2025)).toEqual({ '2025001': 10, '2025012': 100 });
