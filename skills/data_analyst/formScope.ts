@@ -2,7 +2,7 @@
  * What the data_analyst question forms share about a question's scope: whether it belongs to
  * another skill's checks, and how "in EUR" reads on a source with a group-currency measure.
  */
-import type { Source } from '../../src/catalog/catalog.ts';
+import type { Catalog, Source } from '../../src/catalog/catalog.ts';
 import type { FilterValue, Understanding } from '../../src/skills/api.ts';
 
 const dataQualityIntents = ['duplicates', 'blanks', 'outliers'];
@@ -38,4 +38,17 @@ export function currencyMeasure(source: Source, filters: Record<string, FilterVa
  */
 export function hasGroupCurrency(source: Source): boolean {
   return [...source.measures.values()].some((m) => m.currency !== undefined);
+}
+
+/**
+ * The reply when a source lacks the measure asked for: what it has, and which sources hold that
+ * measure, so the question can be asked again where it can be answered.
+ *
+ * @example
+ * missingMeasure(catalog, mart, 'quantity') // 'consolidation_mart has no measure quantity; it has amount, …. quantity is in fi_reporting and fi_acquisition.'
+ */
+export function missingMeasure(catalog: Catalog, source: Source, measure: string): string {
+  const holders = [...catalog.sources.values()].filter((s) => s.measures.has(measure)).map((s) => s.name);
+  const where = holders.length ? ` ${measure} is in ${holders.length === 1 ? holders[0] : `${holders.slice(0, -1).join(', ')} and ${holders.at(-1)}`}.` : '';
+  return `${source.name} has no measure ${measure}; it has ${[...source.measures.keys()].join(', ')}.${where}`;
 }

@@ -9,7 +9,7 @@ import { failedStep, textFormat } from '../../src/skills/answerText.ts';
 import { defineQuestionForm, type CompletedCall, type FilterValue, type PlanStep, type Understanding } from '../../src/skills/api.ts';
 import { scopeOn, sourceFor, sourcesWith } from '../../src/skills/questionScope.ts';
 import { comparisonAnswer, differenceLead, monthlyAverageAnswer, netAnswer, netPerValueAnswer, queryAnswer, sourcesAnswer, splitAnswer } from './answers.ts';
-import { currencyMeasure, hasGroupCurrency, otherKind } from './formScope.ts';
+import { currencyMeasure, hasGroupCurrency, missingMeasure, otherKind } from './formScope.ts';
 import { byQuarter } from './rankAnswers.ts';
 import { rankForm } from './rankQuestions.ts';
 import { rankingOf } from '../../src/skills/questionShapes.ts';
@@ -56,7 +56,7 @@ export const queryForm = defineQuestionForm({
     if (inCurrency) q = { ...q, measure: inCurrency.measure, filters: inCurrency.filters };
     const scope = scopeOn(source, q.filters);
     if (scope.problem) return { clarify: `${scope.problem} ${alternatives(q, context.catalog)}` };
-    if (q.measure && !source.measures.has(q.measure)) return { clarify: `${source.name} has no measure ${q.measure}; it has ${[...source.measures.keys()].join(', ')}.` };
+    if (q.measure && !source.measures.has(q.measure)) return { clarify: missingMeasure(context.catalog, source, q.measure) };
     // "Average monthly …": read by month, averaged over the months asked for in the answer.
     const average = q.intents.has('average') && !net;
     const period = quarterly || average ? periodDimension(source) : undefined;

@@ -8,7 +8,7 @@ import { periodDimension, type Catalog, type Source } from '../../src/catalog/ca
 import { defineQuestionForm, failedStep, scopeOn, sourceFor, textFormat, type CompletedCall, type PlanStep, type Understanding } from '../../src/skills/api.ts';
 import { rankingOf, shapeIntents, type Ranking } from '../../src/skills/questionShapes.ts';
 import { rankAnswer } from './rankAnswers.ts';
-import { currencyMeasure, hasGroupCurrency, otherKind } from './formScope.ts';
+import { currencyMeasure, hasGroupCurrency, missingMeasure, otherKind } from './formScope.ts';
 import { MAX_QUERY_ROWS } from './limits.ts';
 
 /** Kinds of question that rank by their own rules: the largest differences, movers, outliers. */
@@ -34,7 +34,7 @@ export const rankForm = defineQuestionForm({
     const grouped = { ...q, groupBy: [ranking.dimension] };
     const named = sourceFor(grouped, catalog, [], hasMeasure) ?? sourceFor(grouped, catalog);
     if (!named) return { clarify: `No single source has ${[...Object.keys(q.filters), ranking.dimension].map((d) => d.replace(/_/g, ' ')).join(', ')}. The sources are ${[...catalog.sources.keys()].join(', ')}.` };
-    const call = rankCall(q, catalog.sources.get(named)!, ranking.dimension);
+    const call = rankCall(q, catalog, catalog.sources.get(named)!, ranking.dimension);
     if ('clarify' in call) return call;
     if (done.length === 0) return { toolCalls: [call] };
     const failure = failedStep(done);
@@ -46,13 +46,13 @@ export const rankForm = defineQuestionForm({
 export const questions = [rankForm];
 
 /** query_source grouped by the ranked dimension, in the question's scope; or a question back. */
-function rankCall(q: Understanding, source: Source, dimension: string): { name: string; args: Record<string, unknown> } | { clarify: string } {
+function rankCall(q: Understanding, catalog: Catalog, source: Source, dimension: string): { name: string; args: Record<string, unknown> } | { clarify: string } {
   const inCurrency = currencyMeasure(source, q.filters, q.measure);
   const filters = inCurrency?.filters ?? q.filters;
   const measure = inCurrency?.measure ?? q.measure ?? source.defaultMeasures[0]!;
   const scope = scopeOn(source, filters);
   if (scope.problem) return { clarify: scope.problem };
-  if (!source.measures.has(measure)) return { clarify: `${source.name} has no measure ${measure}; it has ${[...source.measures.keys()].join(', ')}.` };
+  if (!source.measures.has(measure)) return { clarify: missingMeasure(catalog, source, measure) };
   if (!source.dimensions.has(dimension)) return { clarify: `${source.name} cannot be ranked by ${dimension.replace(/_/g, ' ')}; its dimensions are ${[...source.dimensions.keys()].join(', ')}.` };
   const args = { source: source.name, measures: [measure], dimensions: [dimension], ...(Object.keys(scope.filters).length ? { filters: scope.filters } : {}), order_by: `${measure} desc`, limit: MAX_QUERY_ROWS };
   return { name: 'query_source', args };

@@ -56,7 +56,10 @@ export function rankingOf(q: Understanding): Ranking | undefined {
   const high = q.intents.has('rank_high') || (q.intents.has('rank_all') && !low);
   if (!high && !low) return undefined;
   const all = q.intents.has('rank_all') && q.count === undefined;
-  const candidates = q.groupBy.length ? q.groupBy : q.dimensions.filter((d) => open(q, d));
+  // "the largest expense line": a label of several values ("expense" = five accounts) names what to rank.
+  const listed = Object.keys(q.filters).filter((d) => Array.isArray(q.filters[d]) && d !== 'period');
+  const named = q.dimensions.filter((d) => open(q, d));
+  const candidates = q.groupBy.length ? q.groupBy : named.length ? named : listed;
   const quarters = candidates.length === 0 && q.intents.has('quarter_grain');
   return {
     end: high && low ? 'both' : high ? 'highest' : 'lowest',

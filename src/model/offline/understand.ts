@@ -14,7 +14,10 @@ import { readPeriod, type PeriodMatch, type PeriodValue } from './periodReader.t
 import { MAX_QUESTION_CHARACTERS, spellingOf, tokenize } from './tokens.ts';
 import { codesAfter, nameLike, refersBack, shouted } from './wordShapes.ts';
 import { longestPhrase, shapeOf, type Vocabulary } from './vocabulary.ts';
-import { actionLeadIns, actionPhrases, actionVerbs, breakdownMarkers, fillerWords, followUpOpeners, meaningKinds } from './words.ts';
+import { actionLeadIns, actionPhrases, actionVerbs, breakdownMarkers, fillerWords, followUpOpeners, meaningKinds, meaningWords, numberWords } from './words.ts';
+
+/** Ranking words: a noun follows them ("top accounts"), never a verb. */
+const rankingWords = new Set(meaningWords.ranking);
 
 /** Words a finished question does not end on. */
 const danglingWords = new Set(['and', 'to', 'from', 'between', 'for', 'of', 'in', 'by', 'with', 'vs', 'versus', 'than', 'at', 'the', 'or']);
@@ -93,6 +96,7 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
   // the dimension named right before it ("the segment split").
   const markers: { phrase: string; grouped: boolean; before: string | undefined }[] = [];
   let lastDimension: { name: string; end: number } | undefined;
+  let lastValueEnd = -1;
   const stop = (at: number, length: number, reason: string) => {
     const phrase = tokens.slice(at, at + length).map((t) => t.original).join(' ');
     stops.push({ phrase, reason: `'${phrase}' ${reason}` });
@@ -123,7 +127,10 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     }
     const longest = longestPhrase(vocabulary, words, index);
     // "per account for company 1000": after a group marker a dimension is grouped by, not the start of "account for" (why).
-    const phrase = grouping && longest?.meaning.kind === 'intent' ? ((vocabulary.byFirstWord.get(word) ?? []).find((p) => p.meaning.kind === 'dimension' && p.words.every((w, at) => words[index + at] === w)) ?? longest) : longest;
+    // So after a ranking word, a count or a value ("top 3 accounts for 1000", "expense accounts for 1000").
+    const previousWord = words[index - 1] ?? '';
+    const named = lastValueEnd === index || rankingWords.has(previousWord) || /^\d+$/.test(previousWord) || previousWord in numberWords;
+    const phrase = (grouping || named) && longest?.meaning.kind === 'intent' ? ((vocabulary.byFirstWord.get(word) ?? []).find((p) => p.meaning.kind === 'dimension' && p.words.every((w, at) => words[index + at] === w)) ?? longest) : longest;
     // "profit centre PC1030", "company 4000": a dimension word, then codes the catalog may not list.
     if (phrase?.meaning.kind === 'dimension') {
       // "period 6", "posting period 6 2024": a period number, not a code.
@@ -170,6 +177,7 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
           break;
         case 'value':
           addValue(meaning.dimension, meaning.values);
+          lastValueEnd = index + phrase.words.length;
           break;
         case 'measure':
           if (measure === undefined || (measureIsGeneric && !meaning.generic)) [measure, measureIsGeneric] = [meaning.name, meaning.generic];
@@ -275,7 +283,11 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
   const [w0, w1, w2] = words;
   const noFigures = Object.keys(filters).length === 0 && measure === undefined;
   const noScope = filters.company === undefined && typeof filters.period !== 'object' && !/^\d{7}$/.test(String(filters.period ?? ''));
+  // "What is the sign convention here, are expenses negative?": the thing asked about is no catalog word.
+  const asked = w0 === 'what' && (w1 === 'is' || w1 === 'are') && w2 === 'the' ? words[3] : undefined;
+  const aboutConcept = asked !== undefined && !vocabulary.words.has(asked) && isEnglishWord(asked) && sources.length === 0 && measure === undefined && noScope;
   if (
+    aboutConcept ||
     (w0 === 'what' && (w1 === 'are' || (w1 === 'is' && (w2 === 'a' || w2 === 'an')))) ||
     (w0 === 'how' && (w1 === 'does' || w1 === 'do' || w1 === 'is' || w1 === 'are') && noScope && sources.length < 2) ||
     (w0 === 'what' && (w1 === 'is' || w1 === 'are') && sources.length > 0 && noFigures) ||

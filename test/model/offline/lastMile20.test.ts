@@ -61,3 +61,47 @@ describe('a conversion of the figure before is a one-off view', () => {
     expect(next).toContain(`${gc!.grpacct}: ${money(gc!.gc)} EUR`);
   });
 });
+
+describe('expense accounts, as the catalog labels them', () => {
+  // data/README.md: G5000000, G5100000, G6000000, G6100000 and G7000000 are the expense accounts.
+  const expenses = "('G5000000', 'G5100000', 'G6000000', 'G6100000', 'G7000000')";
+
+  it('ranks the expense accounts by size for "top 3 expense accounts for <company>" (not a why-question)', async () => {
+    const top = rows(`SELECT grpacct, ROUND(SUM(cs_trn_lc), 2) AS amount FROM fi_reporting WHERE compcode = '2000' AND grpacct IN ${expenses} GROUP BY grpacct ORDER BY ABS(SUM(cs_trn_lc)) DESC LIMIT 3`);
+    const [answer] = await ask('top 3 expense accounts for company 2000 in fi_reporting');
+    const listed = answer.split('\n').filter((line) => top.some((row) => line.includes(row.grpacct)));
+    expect(listed.length).toBeGreaterThanOrEqual(1);
+    for (const row of top) expect(answer).toContain(`${row.grpacct}`);
+    expect(answer.indexOf(top[0]!.grpacct)).toBeLessThan(answer.indexOf(top[1]!.grpacct));
+    expect(answer).toContain(money(top[0]!.amount));
+    expect(answer).not.toMatch(/need something to hold it against/);
+  });
+
+  it('names the largest expense line of a company in a month', async () => {
+    const [largest] = rows(`SELECT grpacct, ROUND(SUM(cs_trn_lc), 2) AS amount FROM fi_reporting WHERE compcode = '1000' AND fiscper = '2024003' AND grpacct IN ${expenses} GROUP BY grpacct ORDER BY ABS(SUM(cs_trn_lc)) DESC LIMIT 1`);
+    const [answer] = await ask('which was the biggest expense line of company 1000 in March 2024 in fi_reporting?');
+    expect(answer.split('\n')[0]).toContain(`${largest!.grpacct}`);
+    expect(answer.split('\n')[0]).toContain(money(largest!.amount));
+  });
+
+  it('still reads "what accounts for the gap" as a why-question', async () => {
+    const [answer] = await ask('what accounts for the gap between fi_reporting and bpc_reporting for company 3000 in October 2024?');
+    expect(answer).toMatch(/G6100000/);
+  });
+});
+
+describe('a measure a source does not have', () => {
+  it('names the sources that have it', async () => {
+    const [answer] = await ask('quantity sold by company 2000 in March 2024 in bpc_reporting');
+    expect(answer).toContain('bpc_reporting has no measure quantity');
+    expect(answer).toMatch(/quantity is in fi_reporting and fi_acquisition/);
+  });
+});
+
+describe('a question about a convention, not about figures', () => {
+  it('searches the knowledge instead of summing the accounts it names', async () => {
+    const [answer] = await ask('What is the sign convention for expenses?');
+    expect(answer).toMatch(/negative/i);
+    expect(answer).not.toMatch(/per currency/);
+  });
+});
