@@ -125,7 +125,8 @@ export function buildCatalog(document: CatalogDocument, path: string, connection
       measures,
       defaultMeasures: source.defaults.measures ?? [measures.keys().next().value as string],
       defaultFilters: source.defaults.filters ?? {},
-      implied: source.implied,
+      // Without a prototype: a dimension named by a client ("toString") is never found as implied.
+      implied: Object.assign(Object.create(null) as Record<string, string>, source.implied),
     });
   }
   return {
