@@ -12,6 +12,7 @@ import { comparisonAnswer, differenceLead, monthlyAverageAnswer, netAnswer, netP
 import { currencyMeasure, hasGroupCurrency, missingMeasure, otherKind } from './formScope.ts';
 import { byQuarter } from './rankAnswers.ts';
 import { rankForm } from './rankQuestions.ts';
+import { excludeForm } from './excludeQuestions.ts';
 import { rankingOf } from '../../src/skills/questionShapes.ts';
 
 
@@ -181,7 +182,7 @@ function comparedDimension(q: Understanding): string | undefined {
   return pairs.length === 1 ? pairs[0]![0] : undefined;
 }
 
-export const questions = [listSourcesForm, queryForm, compareSourcesForm, compareValuesForm, rankForm];
+export const questions = [listSourcesForm, queryForm, compareSourcesForm, compareValuesForm, rankForm, excludeForm];
 
 /** Compare, then explain when they differ, then answer. */
 /**

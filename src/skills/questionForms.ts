@@ -38,6 +38,12 @@ export interface Understanding {
    * word no form declares is asked back by the core (src/model/offline/words.ts, meaningWords).
    */
   count?: number;
+  /**
+   * Values left out, by dimension, when no filter of that dimension could take it: "excluding
+   * intercompany" → { group_account: ['G4100000', 'G5100000'] }. (A list filter loses the
+   * values instead: "expenses except depreciation" reads four accounts.)
+   */
+  excluded?: Record<string, string[]>;
 }
 
 export interface PlannedCall {
@@ -72,6 +78,8 @@ export interface QuestionForm {
   score(question: Understanding, catalog: Catalog): number;
   /** True when words it cannot place are the point (a knowledge search): they do not ask back. */
   freeText?: boolean;
+  /** True when it leaves out the question's `excluded` values; any other form asks back rather than answer with them in. */
+  readsExclusions?: boolean;
   /** The next step, given the calls already answered in this turn. */
   plan(question: Understanding, done: readonly CompletedCall[], context: FormContext): PlanStep;
 }

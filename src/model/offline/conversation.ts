@@ -80,6 +80,8 @@ export function resolve(reading: Reading, previous: ConversationState | undefine
     intents,
     unknown: reading.unknown,
     ...(reading.count ?? before.count) !== undefined ? { count: reading.count ?? before.count } : {},
+    // "and for 2000?" after a total excluding intercompany still leaves it out; a new kind of question does not.
+    ...((reading.excluded ?? (ownKinds.length ? undefined : before.excluded)) ? { excluded: reading.excluded ?? before.excluded } : {}),
   };
 }
 

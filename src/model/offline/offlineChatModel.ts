@@ -152,6 +152,11 @@ export class OfflineChatModel extends BaseChatModel {
       return { ...none, question, reply: capabilitiesReply(this.forms, this.catalog, `I'm the built-in offline model and I'm not sure what you are asking${words ? ` (I could not place ${words})` : ''}. These are the kinds of questions I answer:`) };
     }
     if (!form.freeText && reading.unknown.length) return { ...none, question, reply: clarificationReply(question, this.vocabulary, undefined, reading.stops) };
+    // "excluding intercompany" asked of a form that cannot leave it out: never a figure with it in.
+    if (question.excluded && !form.readsExclusions && !form.freeText) {
+      const left = Object.values(question.excluded).flat().join(', ');
+      return { ...none, question, reply: clarificationReply(question, this.vocabulary, undefined, [{ phrase: left, reason: `leaving out ${left} is something I can do for a total only ("… excluding intercompany"), not for this kind of question` }]) };
+    }
     if (!form.freeText && reading.relativePeriods.length) return { ...none, question, reply: relativePeriodReply(question, reading.relativePeriods) };
     return { question, form, corrections: reading.corrections, ignored: reading.ignored, remember: remembered(reading, question, previous) };
   }

@@ -18,6 +18,8 @@ import { actionLeadIns, actionPhrases, actionVerbs, breakdownMarkers, fillerWord
 
 /** Ranking words: a noun follows them ("top accounts"), never a verb. */
 const rankingWords = new Set(meaningWords.ranking);
+/** Exclusion words that leave a value out when one follows them ("only", "minus" and "ex" do other things). */
+const exclusionWords = new Set(meaningWords.exclusion.filter((word) => !['only', 'minus', 'ex'].includes(word)));
 
 /** Words a finished question does not end on. */
 const danglingWords = new Set(['and', 'to', 'from', 'between', 'for', 'of', 'in', 'by', 'with', 'vs', 'versus', 'than', 'at', 'the', 'or']);
@@ -97,6 +99,9 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
   const markers: { phrase: string; grouped: boolean; before: string | undefined }[] = [];
   let lastDimension: { name: string; end: number } | undefined;
   let lastValueEnd = -1;
+  // An exclusion word just read ("excluding"), and the values it left out.
+  let excluding: string | undefined;
+  const exclusions: { phrase: string; dimension: string; values: string[] }[] = [];
   const stop = (at: number, length: number, reason: string) => {
     const phrase = tokens.slice(at, at + length).map((t) => t.original).join(' ');
     stops.push({ phrase, reason: `'${phrase}' ${reason}` });
@@ -131,6 +136,13 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     const previousWord = words[index - 1] ?? '';
     const named = lastValueEnd === index || rankingWords.has(previousWord) || /^\d+$/.test(previousWord) || previousWord in numberWords;
     const phrase = (grouping || named) && longest?.meaning.kind === 'intent' ? ((vocabulary.byFirstWord.get(word) ?? []).find((p) => p.meaning.kind === 'dimension' && p.words.every((w, at) => words[index + at] === w)) ?? longest) : longest;
+    // "without the manual adjustment": a value left out; "without a profit centre" stays a check for blanks.
+    const leavingOut = phrase?.meaning.kind === 'intent' && phrase.words.length === 1 && exclusionWords.has(word) && longestPhrase(vocabulary, words, skipArticles(words, index + 1))?.meaning.kind === 'value';
+    if (leavingOut) {
+      excluding = tokens[index]!.original;
+      index = skipArticles(words, index + 1);
+      continue;
+    }
     // "profit centre PC1030", "company 4000": a dimension word, then codes the catalog may not list.
     if (phrase?.meaning.kind === 'dimension') {
       // "period 6", "posting period 6 2024": a period number, not a code.
@@ -176,7 +188,9 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
           lastDimension = { name: meaning.name, end: index + phrase.words.length };
           break;
         case 'value':
-          addValue(meaning.dimension, meaning.values);
+          if (excluding) exclusions.push({ phrase: excluding, dimension: meaning.dimension, values: meaning.values });
+          else addValue(meaning.dimension, meaning.values);
+          excluding = undefined;
           lastValueEnd = index + phrase.words.length;
           break;
         case 'measure':
@@ -222,6 +236,13 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     }
     const compared = [...intents].some((intent) => !qualifyingIntents.has(intent));
     const changesMeaning = meaningAt(words, index, { scopeAt, compared });
+    // "excluding intercompany", "without the manual adjustment": the value after it is left out.
+    const leftOut = changesMeaning?.kind === 'exclusion' && exclusionWords.has(words[index]!) ? skipArticles(words, index + changesMeaning.length) : -1;
+    if (changesMeaning && leftOut >= 0 && longestPhrase(vocabulary, words, leftOut)?.meaning.kind === 'value') {
+      excluding = tokens.slice(index, index + changesMeaning.length).map((t) => t.original).join(' ');
+      index = leftOut;
+      continue;
+    }
     if (changesMeaning) {
       stop(index, changesMeaning.length, `${meaningKinds[changesMeaning.kind]}, which I can't answer yet`);
       index += changesMeaning.length;
@@ -268,6 +289,10 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
   if (spans.length === 1 && points.length === 0) filters.period = spans[0]!;
   else if (spans.length === 0 && points.length > 0) filters.period = points.length === 1 ? points[0]! : [...new Set(points)];
   else if (spans.length > 0) filters.period = { from: [...spans.map((s) => s.from), ...points].sort()[0]!, to: [...spans.map((s) => s.to), ...points].sort().at(-1)! };
+  const excluded = leaveOut(exclusions, filters, (phrase, reason) => {
+    stops.push({ phrase, reason: `'${phrase}' ${reason}` });
+    unknown.push(phrase);
+  });
   if (intents.has('trend') && !groupBy.includes('period')) groupBy.push('period');
   // "What will the weather be tomorrow?": when nothing names data, the ordinary words are the
   // topic, left unplaced so a knowledge search can look them up (or the question is asked back).
@@ -312,6 +337,7 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     intents,
     unknown,
     ...(count !== undefined ? { count } : {}),
+    ...(excluded ? { excluded } : {}),
     corrections,
     relativePeriods,
     stops,
@@ -329,4 +355,35 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
 
 function isKnown(word: string, vocabulary: Vocabulary): boolean {
   return vocabulary.words.has(word) || fillerWords.has(word) || actionVerbs.has(word) || /\d/.test(word) || word.length < 4 || isEnglishWord(word);
+}
+
+function skipArticles(words: readonly string[], from: number): number {
+  let at = from;
+  while (['a', 'an', 'the', 'any'].includes(words[at] ?? '')) at += 1;
+  return at;
+}
+
+/**
+ * Puts the values an exclusion left out into the question: a list filter of their dimension
+ * loses them ("expenses except depreciation"); with no filter of it they are the question's
+ * `excluded` slot, for a form to leave out ("excluding intercompany"). Leaving out what the
+ * question does not hold ("revenue excluding depreciation"), all of a list, or a version, is
+ * asked back.
+ */
+function leaveOut(exclusions: { phrase: string; dimension: string; values: string[] }[], filters: Record<string, FilterValue>, stop: (phrase: string, reason: string) => void): Record<string, string[]> | undefined {
+  const excluded: Record<string, string[]> = {};
+  for (const { phrase, dimension, values } of exclusions) {
+    const filter = filters[dimension];
+    if (filter === undefined && dimension !== 'version') {
+      excluded[dimension] = [...new Set([...(excluded[dimension] ?? []), ...values])];
+      continue;
+    }
+    const kept = Array.isArray(filter) ? filter.filter((value) => !values.includes(value)) : [];
+    if (!Array.isArray(filter) || kept.length === 0 || kept.length === filter.length) {
+      stop(phrase, `leaves out ${values.join(', ')}, which the rest of the question does not leave room for`);
+      continue;
+    }
+    filters[dimension] = kept.length === 1 ? kept[0]! : kept;
+  }
+  return Object.keys(excluded).length ? excluded : undefined;
 }

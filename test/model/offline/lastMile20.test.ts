@@ -105,3 +105,39 @@ describe('a question about a convention, not about figures', () => {
     expect(answer).not.toMatch(/per currency/);
   });
 });
+
+describe('values left out', () => {
+  it('answers a total excluding a value as the total without it, stating both', async () => {
+    const [all] = rows("SELECT ROUND(SUM(cs_trn_lc), 2) AS amount FROM consolidation_mart WHERE version = 'ACTUAL' AND compcode = '2000' AND fiscper = '2024006'");
+    const [kept] = rows("SELECT ROUND(SUM(cs_trn_lc), 2) AS amount FROM consolidation_mart WHERE version = 'ACTUAL' AND compcode = '2000' AND fiscper = '2024006' AND grpacct NOT IN ('G4100000', 'G5100000')");
+    const [answer] = await ask('result of company 2000 in June 2024 in the consolidation mart, excluding intercompany');
+    expect(answer).toContain(`: ${money(kept!.amount)} USD`);
+    expect(answer).toContain(`all group account values: ${money(all!.amount)} USD`);
+  });
+
+  it('leaves a value out after "without" while "without a profit centre" still checks blanks', async () => {
+    const [kept] = rows("SELECT ROUND(SUM(cs_trn_lc), 2) AS amount FROM bpc_reporting WHERE version = 'ACTUAL' AND compcode = '3000' AND fiscper = '2024010' AND audittrail <> 'ADJ_MANUAL'");
+    const [without, blanks] = await ask('bpc_reporting for company 3000 in October 2024 without the top-side adjustments', 'How much revenue in fi_reporting is posted without a profit centre?');
+    expect(without).toContain(money(kept!.amount));
+    expect(blanks).toMatch(/blank profit center/);
+  });
+
+  it('drops the value from a list the question names ("expenses except depreciation")', async () => {
+    const [kept] = rows("SELECT ROUND(SUM(cs_trn_lc), 2) AS amount FROM consolidation_mart WHERE version = 'ACTUAL' AND compcode = '1000' AND fiscper BETWEEN '2024001' AND '2024006' AND grpacct IN ('G5000000', 'G5100000', 'G6000000', 'G6100000')");
+    const [answer] = await ask('expenses except depreciation for company 1000 in H1 2024 in the consolidation mart');
+    expect(answer).toContain(money(kept!.amount));
+    expect(answer).not.toContain('G7000000');
+  });
+
+  it('asks back when the value left out is not in what the question reads', async () => {
+    const [answer] = await ask('revenue of company 1000 in the consolidation mart in 2024 excluding depreciation');
+    expect(answer).toMatch(/'excluding' leaves out G7000000/);
+    expect(answer).not.toMatch(/\d{1,3}(,\d{3})*\.\d{2} EUR/);
+  });
+
+  it('asks back rather than rank with the value in', async () => {
+    const [answer] = await ask('top 3 accounts for company 1000 in the consolidation mart in 2024 excluding intercompany');
+    expect(answer).toMatch(/leaving out G4100000, G5100000/);
+    expect(answer).not.toMatch(/\d{1,3}(,\d{3})*\.\d{2} EUR/);
+  });
+});

@@ -71,8 +71,7 @@ describe('meaning-changing words', () => {
   it.each([
     ['Which month had the highest revenue for company 1000?', 'highest'],
     ['top accounts of company 1000 in 2024', 'top'],
-    ['revenue of company 1000 in December excluding retail', 'excluding'],
-    ['revenue of company 1000 in December without retail', 'without'],
+    ['revenue of company 1000 in December excluding above 100', 'excluding'],
     ['revenue of company 1000 above 100000 in December', 'above'],
     ['average revenue of company 1000 in 2024', 'average'],
     ['revenue ratio of company 1000 to company 2000 in 2024', 'ratio'],
@@ -80,6 +79,7 @@ describe('meaning-changing words', () => {
     ['How much more revenue did company 2000 make in Q2 than in Q1?', 'than'],
     ['How much did the second load request add for company 1000 in December?', 'second'],
     ['revenue of company 1000 in December not in retail', 'not'],
+    ['revenue of company 1000 in 2024 excluding depreciation', 'excluding'],
     ['what share of the revenue of company 1000 is retail?', 'share'],
     ['does FI disagree with BPC for 1000 in December?', 'disagree'],
   ])('"%s" is asked back naming \'%s\' when no form reads it', (text, word) => {
