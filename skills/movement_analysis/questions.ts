@@ -106,11 +106,14 @@ function pickSource(q: Understanding, catalog: Catalog): Source | { clarify: str
 function sidesOf(q: Understanding, period: FilterValue | undefined, year: number): { a: Side; b: Side; assumed?: string } | undefined {
   const quarterly = q.intents.has('quarter_over_quarter');
   const quarters = [...q.text.matchAll(/\bq([1-4])\b/gi)].map((m) => Number(m[1]));
+  const halves = [...q.text.matchAll(/\bh([12])\b/gi)].map((m) => Number(m[1]));
   if (q.periods.length >= 2) return { a: q.periods[0]!, b: q.periods[1]! };
   if (Array.isArray(period) && period.length === 2) return { a: period[0]!, b: period[1]! };
   if (period && typeof period === 'object' && !Array.isArray(period)) {
     const endYear = Number(period.to.slice(0, 4));
     if (quarters.length === 2) return { a: quarterOf(Number(period.from.slice(0, 4)), quarters[0]!), b: quarterOf(endYear, quarters[1]!) };
+    // "from H1 to H2": the halves, not their first and last months.
+    if (halves.length === 2) return { a: halfOf(Number(period.from.slice(0, 4)), halves[0]!), b: halfOf(endYear, halves[1]!) };
     const month = Number(period.to.slice(4));
     if (quarterly) return { a: previousQuarter(endYear, Math.ceil(month / 3)), b: quarterOf(endYear, Math.ceil(month / 3)) };
     return { a: period.from, b: period.to };
@@ -127,6 +130,7 @@ function sidesOf(q: Understanding, period: FilterValue | undefined, year: number
 }
 
 const quarterOf = (year: number, quarter: number) => ({ from: formatPeriod(year, quarter * 3 - 2), to: formatPeriod(year, quarter * 3) });
+const halfOf = (year: number, half: number) => ({ from: formatPeriod(year, half * 6 - 5), to: formatPeriod(year, half * 6) });
 const previousQuarter = (year: number, quarter: number) => (quarter > 1 ? quarterOf(year, quarter - 1) : quarterOf(year - 1, 4));
 
 /** The latest year the source's period examples name (the data's year). */

@@ -141,3 +141,12 @@ describe('values left out', () => {
     expect(answer).not.toMatch(/\d{1,3}(,\d{3})*\.\d{2} EUR/);
   });
 });
+
+describe('halves compared', () => {
+  it('reads "from H1 to H2" as the two halves, not their first and last months', async () => {
+    const [h1] = rows("SELECT ROUND(SUM(cs_trn_lc), 2) AS amount FROM fi_reporting WHERE compcode = '2000' AND fiscper BETWEEN '2024001' AND '2024006'");
+    const [h2] = rows("SELECT ROUND(SUM(cs_trn_lc), 2) AS amount FROM fi_reporting WHERE compcode = '2000' AND fiscper BETWEEN '2024007' AND '2024012'");
+    const [answer] = await ask('what drove the change in fi_reporting for company 2000 from H1 to H2 2024?');
+    expect(answer).toContain(`${money(h1!.amount)} USD → ${money(h2!.amount)} USD`);
+  });
+});
