@@ -52,3 +52,15 @@ export function missingMeasure(catalog: Catalog, source: Source, measure: string
   const where = holders.length ? ` ${measure} is in ${holders.length === 1 ? holders[0] : `${holders.slice(0, -1).join(', ')} and ${holders.at(-1)}`}.` : '';
   return `${source.name} has no measure ${measure}; it has ${[...source.measures.keys()].join(', ')}.${where}`;
 }
+
+/**
+ * A measure the catalog calls cumulative ("year to date", "cumulative" among its names): a
+ * balance at a period, which summed over periods counts months several times.
+ *
+ * @example
+ * isCumulative(mart, 'amount_ytd') // true
+ */
+export function isCumulative(source: Source, measure: string | undefined): boolean {
+  const names = measure ? (source.measures.get(measure)?.synonyms ?? []).map((name) => name.toLowerCase()) : [];
+  return names.some((name) => name === 'year to date' || name === 'ytd' || name.startsWith('cumulative'));
+}

@@ -9,7 +9,7 @@ import { failedStep, textFormat } from '../../src/skills/answerText.ts';
 import { defineQuestionForm, type CompletedCall, type FilterValue, type PlanStep, type Understanding } from '../../src/skills/api.ts';
 import { scopeOn, sourceFor, sourcesWith } from '../../src/skills/questionScope.ts';
 import { comparisonAnswer, differenceLead, monthlyAverageAnswer, netAnswer, netPerValueAnswer, queryAnswer, sourcesAnswer, splitAnswer } from './answers.ts';
-import { currencyMeasure, hasGroupCurrency, missingMeasure, otherKind } from './formScope.ts';
+import { currencyMeasure, hasGroupCurrency, isCumulative, missingMeasure, otherKind } from './formScope.ts';
 import { byQuarter } from './rankAnswers.ts';
 import { rankForm } from './rankQuestions.ts';
 import { excludeForm } from './excludeQuestions.ts';
@@ -62,6 +62,7 @@ export const queryForm = defineQuestionForm({
     const average = q.intents.has('average') && !net;
     const period = quarterly || average ? periodDimension(source) : undefined;
     if ((quarterly || average) && !period) return { clarify: `${source.name} has no period to ${average ? 'average over' : 'sum into quarters'}.` };
+    if (average && isCumulative(source, q.measure)) return { clarify: `${q.measure} is a balance to date: an average over months of it means nothing. Ask for it at a month (e.g. "at December 2024"), or for the period amount.` };
     if (average && q.groupBy.some((d) => d !== period!.name)) return { clarify: `An average over months of each ${q.groupBy.filter((d) => d !== period!.name).join(' and ').replace(/_/g, ' ')} is more than I can read in one answer: name one value, e.g. one company.` };
     if (period && !q.groupBy.includes(period.name)) q = { ...q, groupBy: [...q.groupBy, period.name] };
     const missingGroup = q.groupBy.find((d) => !source.dimensions.has(d));
@@ -86,6 +87,14 @@ export const queryForm = defineQuestionForm({
     if (net && q.groupBy.length) return { answer: netPerValueAnswer(done[0]!.result, f) };
     const result = done[0]!.result;
     if (average) return { answer: monthlyAverageAnswer(result, period!.name, f) };
+    // A year-to-date balance by quarter is its value at each quarter's end, never a sum of months.
+    if (period && isCumulative(source, measure)) {
+      const rows = (result.rows as Record<string, unknown>[]).filter((row) => Number(String(row[period.name]).slice(-2)) % 3 === 0);
+      const ends = { ...result.filters, [period.name]: rows.map((row) => row[period.name]) };
+      // The months between the quarter ends were left out on purpose: not "no rows".
+      const listed = queryAnswer({ ...result, filters: ends, rows, row_count: rows.length, total_rows: rows.length }, f).split('\n').filter((line) => !line.startsWith('No rows in '));
+      return { answer: `${listed.join('\n')}\n(${measure} is a balance to date: each quarter is shown at its last month, not summed.)` };
+    }
     if (period) {
       const rows = byQuarter(result.rows, period.name, (result.measures as { name: string }[]).map((m) => m.name));
       return { answer: queryAnswer({ ...result, rows, row_count: rows.length, total_rows: rows.length }, f) };

@@ -8,7 +8,7 @@ import { periodDimension, type Catalog, type Source } from '../../src/catalog/ca
 import { defineQuestionForm, failedStep, scopeOn, sourceFor, textFormat, type CompletedCall, type PlanStep, type Understanding } from '../../src/skills/api.ts';
 import { rankingOf, shapeIntents, type Ranking } from '../../src/skills/questionShapes.ts';
 import { rankAnswer } from './rankAnswers.ts';
-import { currencyMeasure, hasGroupCurrency, missingMeasure, otherKind } from './formScope.ts';
+import { currencyMeasure, hasGroupCurrency, isCumulative, missingMeasure, otherKind } from './formScope.ts';
 import { MAX_QUERY_ROWS } from './limits.ts';
 
 /** Kinds of question that rank by their own rules: the largest differences, movers, outliers. */
@@ -30,6 +30,7 @@ export const rankForm = defineQuestionForm({
       const period = source ? periodDimension(catalog.sources.get(source)!) : undefined;
       if (period) ranking = { ...ranking, dimension: period.name };
     }
+    if (ranking.grain === 'quarter' && q.measure && [...catalog.sources.values()].some((s) => isCumulative(s, q.measure))) return { clarify: `${q.measure} is a balance to date, which I won't sum into quarters; ask which month was highest, or for the period amount by quarter.` };
     if (!ranking.dimension) return { clarify: `What should I rank to find the ${ranking.end === 'both' ? 'highest and lowest' : ranking.end}? Name it, e.g. "which month …", "which company …" or "top 3 accounts …".` };
     const grouped = { ...q, groupBy: [ranking.dimension] };
     const named = sourceFor(grouped, catalog, [], hasMeasure) ?? sourceFor(grouped, catalog);

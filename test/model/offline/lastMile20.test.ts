@@ -150,3 +150,21 @@ describe('halves compared', () => {
     expect(answer).toContain(`${money(h1!.amount)} USD → ${money(h2!.amount)} USD`);
   });
 });
+
+describe('quarters', () => {
+  it('reads "a breakdown of … by quarter" as the quarters, summed from months', async () => {
+    const quarters = rows("SELECT (CAST(SUBSTR(fiscper, 5, 3) AS INTEGER) + 2) / 3 AS q, ROUND(SUM(cs_trn_lc), 2) AS amount FROM consolidation_mart WHERE version = 'ACTUAL' AND compcode = '2000' AND fiscper BETWEEN '2024001' AND '2024012' GROUP BY q ORDER BY q");
+    const [answer] = await ask('a breakdown of the 2024 result of company 2000 by quarter from the consolidation mart');
+    for (const row of quarters) expect(answer).toContain(`Q${row.q} 2024: ${money(row.amount)} USD`);
+  });
+
+  it('shows a year-to-date balance at each quarter end, never summed over the months', async () => {
+    const ends = rows("SELECT fiscper, ROUND(SUM(cs_ytd_lc), 2) AS amount FROM consolidation_mart WHERE version = 'ACTUAL' AND compcode = '1000' AND grpacct = 'G4000000' AND fiscper IN ('2024003', '2024006', '2024009', '2024012') GROUP BY fiscper ORDER BY fiscper");
+    const [summed] = rows("SELECT ROUND(SUM(cs_ytd_lc), 2) AS amount FROM consolidation_mart WHERE version = 'ACTUAL' AND compcode = '1000' AND grpacct = 'G4000000' AND fiscper BETWEEN '2024001' AND '2024003'");
+    const [answer, ranked] = await ask('year-to-date revenue of company 1000 in the consolidation mart in 2024 by quarter', 'which quarter had the highest ytd revenue for company 1000 in the consolidation mart?');
+    for (const row of ends) expect(answer).toContain(`(${row.fiscper}): ${money(row.amount)} EUR`);
+    expect(answer).not.toContain(money(summed!.amount));
+    expect(ranked).toMatch(/balance to date/);
+    expect(ranked).not.toMatch(/\d{1,3}(,\d{3})*\.\d{2} EUR/);
+  });
+});
