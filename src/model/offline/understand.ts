@@ -217,7 +217,7 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
           const bySource = longestPhrase(vocabulary, words, after)?.meaning.kind === 'source';
           if (breakdownMarkers.has(marker) && !bySource) markers.push({ phrase: marker, grouped: false, before: lastDimension?.end === index ? lastDimension.name : undefined });
           // "a breakdown of the full year by quarter": "by" a grain a form reads (an intent word), not a dimension.
-          const byGrain = ['by', 'per'].includes(phrase.words.at(-1)!) && words[after - 1] !== 'the' && longestPhrase(vocabulary, words, after)?.meaning.kind === 'intent' && !['how', 'much'].includes(words[after] ?? '');
+          const byGrain = ['by', 'per', 'each', 'every'].includes(phrase.words.at(-1)!) && words[after - 1] !== 'the' && longestPhrase(vocabulary, words, after)?.meaning.kind === 'intent' && !['how', 'much'].includes(words[after] ?? '');
           if (byGrain) for (const earlier of markers) earlier.grouped = true;
           grouping = true;
           index += phrase.words.length;

@@ -164,6 +164,8 @@ describe('quarters', () => {
     const [answer, ranked] = await ask('year-to-date revenue of company 1000 in the consolidation mart in 2024 by quarter', 'which quarter had the highest ytd revenue for company 1000 in the consolidation mart?');
     for (const row of ends) expect(answer).toContain(`(${row.fiscper}): ${money(row.amount)} EUR`);
     expect(answer).not.toContain(money(summed!.amount));
+    const [everyQuarter] = await ask('ytd revenue of company 1000 in the consolidation mart in every quarter of 2024');
+    for (const row of ends) expect(everyQuarter).toContain(`(${row.fiscper}): ${money(row.amount)} EUR`);
     expect(ranked).toMatch(/balance to date/);
     expect(ranked).not.toMatch(/\d{1,3}(,\d{3})*\.\d{2} EUR/);
   });
