@@ -19,56 +19,25 @@
  */
 import path from 'node:path';
 import { ConfigurationError, ToolError } from '../errors/index.ts';
-import type { Logger } from '../logging/logger.ts';
 import { fileIdentity, watchFile, type FileState, type FileWatch } from '../shared/fileIdentity.ts';
 import type { ComponentHealth } from '../shared/health.ts';
 import { isFileFailure } from '../shared/sqliteErrors.ts';
 import { queryFailure, type DataAccess } from './dataAccess.ts';
 import { ConnectionHealth } from './connectionHealth.ts';
-import { DEFAULT_CONNECTION, type ConnectionSpec, type ConnectionState } from './connections.ts';
+import { DEFAULT_CONNECTION, type ConnectionState } from './connections.ts';
 import type { Query, ResultOf } from './query.ts';
 import { cancelledError, dataUnavailableError, shuttingDownError, timeoutError } from './poolErrors.ts';
 import { PoolHealth, type PoolCounters, type QueryPoolStats } from './poolHealth.ts';
-import type { RespawnLimits } from './respawnLimiter.ts';
 import { definedReducerModules } from './reducer.ts';
 import { buildReducers, withBuiltReducer, workerLaunch, type WorkerLaunch } from './workerBuild.ts';
 import type { WorkerProcess } from './workerProcess.ts';
 import { WaitLine, type PoolTask } from './waitLine.ts';
 import type { WorkerReply } from './workerProtocol.ts';
 import { WorkerSet } from './workerSet.ts';
+import type { QueryPoolOptions } from './queryPoolOptions.ts';
 
 export type { PoolCounters, QueryPoolStats } from './poolHealth.ts';
-
-export interface QueryPoolOptions {
-  /** The default connection's file (SQLite or DuckDB), watched; undefined when it has none (PostgreSQL). */
-  databasePath: string | undefined;
-  /** Every connection the workers open (default: the SQLite file at databasePath as 'default'). */
-  connections?: ConnectionSpec[];
-  /** How the connections answered at startup; kept up to date from the queries' outcomes. */
-  connectionStates?: ConnectionState[];
-  /** Worker processes, i.e. queries that run at once; more wait in line. */
-  workers: number;
-  /** Longest a single query may run before its process is killed. */
-  timeoutMs: number;
-  /** Queries that may wait for a worker (QUERY_QUEUE_MAX, default 32); more are refused with `busy`. */
-  queueMax?: number;
-  /** Longest a query may wait for a worker (QUERY_QUEUE_WAIT_MS, default 10 s); then `busy`. */
-  queueWaitMs?: number;
-  /** Queries one API key may have waiting (default: half of queueMax, at least 1); more are `busy`. */
-  queuePerKey?: number;
-  /** Queries one API key may have running while another key is active (default: all workers but one, at least 1), so the other finds a worker. */
-  workersPerKey?: number;
-  /** How long after its last query a key counts as active (default 60 s); a key alone uses every worker. */
-  keyActiveMs?: number;
-  /** How long a cancelled running query may take to finish before its process is killed (default 250 ms). */
-  cancelGraceMs?: number;
-  /** Keep one started process in reserve for a killed worker's place (default true). */
-  spare?: boolean;
-  /** How often DATA_DB is checked (default 1 s). */
-  monitorIntervalMs?: number;
-  respawn?: Partial<RespawnLimits>;
-  logger: Logger;
-}
+export type { QueryPoolOptions } from './queryPoolOptions.ts';
 
 type Worker = WorkerProcess<PoolTask>;
 
