@@ -111,6 +111,9 @@ export const compareSourcesForm = defineQuestionForm({
   examples: ['Why does FI differ from BPC for company 1000 in December 2024?', 'Compare consolidation_mart with bpc_reporting in group currency for company 2000 in June'],
   score: (q) => (q.sources.length >= 2 && !otherKind(q, ['outliers']) ? 8 : q.intents.has('compare') && q.sources.length < 2 && q.versions.length < 2 && !q.intents.has('variance') && q.periods.length < 2 && !otherKind(q) ? 3 : 0),
   plan: (q, done, context) => {
+    // "the currency-translation gap" names no source, but a measure exactly two sources hold: those two.
+    const holders = q.measure ? [...context.catalog.sources.values()].filter((s) => s.measures.has(q.measure!)).map((s) => s.name) : [];
+    if (q.sources.length === 0 && holders.length === 2) q = { ...q, sources: holders };
     if (q.sources.length < 2) return { clarify: `Which two sources should I compare? I know ${[...context.catalog.sources.keys()].join(', ')}.${q.sources[0] ? ` You named ${q.sources[0]}.` : ''}` };
     const [a, b] = q.sources as [string, string];
     const sourceA = context.catalog.sources.get(a)!;

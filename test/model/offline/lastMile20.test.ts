@@ -170,3 +170,14 @@ describe('quarters', () => {
     expect(ranked).not.toMatch(/\d{1,3}(,\d{3})*\.\d{2} EUR/);
   });
 });
+
+describe('a comparison that names a measure, not the sources', () => {
+  it('compares the two sources that hold the measure ("the translation gap")', async () => {
+    const [mart] = rows("SELECT ROUND(SUM(cs_trn_gc), 2) AS amount FROM consolidation_mart WHERE version = 'ACTUAL' AND compcode = '3000' AND fiscper = '2024010'");
+    const [bpc] = rows("SELECT ROUND(SUM(cs_trn_gc), 2) AS amount FROM bpc_reporting WHERE version = 'ACTUAL' AND compcode = '3000' AND fiscper = '2024010'");
+    const [answer] = await ask('how big is the currency translation gap for company 3000 in October 2024?');
+    expect(answer).toContain(money(Math.abs(Math.round((mart!.amount - bpc!.amount) * 100) / 100)));
+    expect(answer).toContain('consolidation_mart');
+    expect(answer).toContain('bpc_reporting');
+  });
+});
