@@ -3,7 +3,7 @@
  * forms: amounts and percentages in the reader's locale, periods read as months, filters as
  * a phrase, and labels for the two sides of a comparison that a reader can tell apart.
  */
-import { describePeriod } from '../catalog/periods.ts';
+import { calendarMonthOf, describePeriod } from '../catalog/periods.ts';
 import { formatAmount, formatPercent } from '../shared/format.ts';
 
 type Json = Record<string, any>;
@@ -25,20 +25,22 @@ export interface TextFormat {
 }
 
 /**
- * Formatting for a locale.
+ * Formatting for a locale; periods are named by month in a fiscal year starting in
+ * `fiscalYearStart` (the catalog's, 1 = January: with 4, 2025001 is April 2025).
  *
  * @example
  * textFormat('de-DE').amount(110000, 'EUR') // '110.000,00 EUR'
+ * textFormat('en-US', 4).month('2025001') // 'April 2025'
  */
-export function textFormat(locale = 'en-US'): TextFormat {
+export function textFormat(locale = 'en-US', fiscalYearStart = 1): TextFormat {
   return {
     locale,
     amount: (value, unit) => formatAmount(value, unit, locale),
     percent: (value) => formatPercent(value, { signed: true, locale }),
-    value: (name, value) => describeValue(name, value, locale),
-    month: (period) => monthOf(period, locale),
-    span: (range) => (range.from === range.to ? monthOf(range.from, locale) : `${monthOf(range.from, locale)}–${monthOf(range.to, locale)}`),
-    filters: (filters, skip = []) => describeFilters(filters, skip, locale),
+    value: (name, value) => describeValue(name, value, locale, fiscalYearStart),
+    month: (period) => monthOf(period, locale, fiscalYearStart),
+    span: (range) => (range.from === range.to ? monthOf(range.from, locale, fiscalYearStart) : `${monthOf(range.from, locale, fiscalYearStart)}–${monthOf(range.to, locale, fiscalYearStart)}`),
+    filters: (filters, skip = []) => describeFilters(filters, skip, locale, fiscalYearStart),
   };
 }
 
@@ -48,25 +50,25 @@ export function textFormat(locale = 'en-US'): TextFormat {
  * @example
  * describeValue('period', { from: '2024010', to: '2024012' }) // 'October 2024 (2024010) to December 2024 (2024012)'
  */
-export function describeValue(name: string, value: unknown, locale = 'en-US'): string {
-  if (Array.isArray(value)) return value.map((v) => describeValue(name, v, locale)).join(', ');
+export function describeValue(name: string, value: unknown, locale = 'en-US', fiscalYearStart = 1): string {
+  if (Array.isArray(value)) return value.map((v) => describeValue(name, v, locale, fiscalYearStart)).join(', ');
   if (value && typeof value === 'object') {
     const range = value as { from?: string; to?: string };
-    return `${range.from ? describeValue(name, range.from, locale) : '…'} to ${range.to ? describeValue(name, range.to, locale) : '…'}`;
+    return `${range.from ? describeValue(name, range.from, locale, fiscalYearStart) : '…'} to ${range.to ? describeValue(name, range.to, locale, fiscalYearStart) : '…'}`;
   }
   if (value === null || value === '') return '(blank)';
   const text = String(value);
-  return name === 'period' && /^\d{7}$/.test(text) ? `${monthOf(text, locale)} (${text})` : text;
+  return name === 'period' && /^\d{7}$/.test(text) ? `${monthOf(text, locale, fiscalYearStart)} (${text})` : text;
 }
 
 /** "2024012" → "December 2024", or the locale's month name ("Dezember 2024"); special periods stay "period 13 2024". */
-export function monthOf(period: string, locale = 'en-US'): string {
-  const month = Number(period.slice(4));
-  if (locale.startsWith('en') || month < 1 || month > 12) return describePeriod(period);
+export function monthOf(period: string, locale = 'en-US', fiscalYearStart = 1): string {
+  const month = calendarMonthOf(period, fiscalYearStart);
+  if (locale.startsWith('en') || !month) return describePeriod(period, fiscalYearStart);
   try {
-    return new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(Date.UTC(Number(period.slice(0, 4)), month - 1, 1)));
+    return new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(Date.UTC(month.year, month.month - 1, 1)));
   } catch {
-    return describePeriod(period);
+    return describePeriod(period, fiscalYearStart);
   }
 }
 
@@ -76,10 +78,10 @@ export function monthOf(period: string, locale = 'en-US'): string {
  * @example
  * describeFilters({ company: '1000', version: 'BUDGET' }, ['version']) // 'company 1000'
  */
-export function describeFilters(filters: Json | undefined, skip: string[] = [], locale = 'en-US'): string {
+export function describeFilters(filters: Json | undefined, skip: string[] = [], locale = 'en-US', fiscalYearStart = 1): string {
   return Object.entries(filters ?? {})
     .filter(([name]) => !skip.includes(name))
-    .map(([name, value]) => `${name.replace(/_/g, ' ')} ${describeValue(name, value, locale)}`)
+    .map(([name, value]) => `${name.replace(/_/g, ' ')} ${describeValue(name, value, locale, fiscalYearStart)}`)
     .join(', ');
 }
 
