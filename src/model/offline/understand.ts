@@ -240,7 +240,9 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     const compared = [...intents].some((intent) => !qualifyingIntents.has(intent));
     const changesMeaning = meaningAt(words, index, { scopeAt, compared });
     // "excluding intercompany", "without the manual adjustment": the value after it is left out.
-    const leftOut = changesMeaning?.kind === 'exclusion' && exclusionWords.has(words[index]!) ? skipArticles(words, index + changesMeaning.length) : -1;
+    // "not counting the manual adjustments", "not including intercompany": the same.
+    const counting = words[index] === 'not' && ['counting', 'including', 'incl'].includes(words[index + 1] ?? '') ? 1 : 0;
+    const leftOut = changesMeaning?.kind === 'exclusion' && exclusionWords.has(words[index]!) ? skipArticles(words, index + changesMeaning.length + counting) : -1;
     if (changesMeaning && leftOut >= 0 && longestPhrase(vocabulary, words, leftOut)?.meaning.kind === 'value') {
       excluding = tokens.slice(index, index + changesMeaning.length).map((t) => t.original).join(' ');
       index = leftOut;

@@ -122,6 +122,12 @@ describe('values left out', () => {
     expect(blanks).toMatch(/blank profit center/);
   });
 
+  it('reads "not counting" a value as leaving it out', async () => {
+    const [kept] = rows("SELECT ROUND(SUM(cs_trn_lc), 2) AS amount FROM bpc_reporting WHERE version = 'ACTUAL' AND compcode = '3000' AND fiscper BETWEEN '2024010' AND '2024012' AND audittrail <> 'ADJ_MANUAL'");
+    const [answer] = await ask('bpc_reporting for company 3000 in Q4 2024, not counting the manual adjustments');
+    expect(answer).toContain(`: ${money(kept!.amount)} GBP`);
+  });
+
   it('drops the value from a list the question names ("expenses except depreciation")', async () => {
     const [kept] = rows("SELECT ROUND(SUM(cs_trn_lc), 2) AS amount FROM consolidation_mart WHERE version = 'ACTUAL' AND compcode = '1000' AND fiscper BETWEEN '2024001' AND '2024006' AND grpacct IN ('G5000000', 'G5100000', 'G6000000', 'G6100000')");
     const [answer] = await ask('expenses except depreciation for company 1000 in H1 2024 in the consolidation mart');
