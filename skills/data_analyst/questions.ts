@@ -36,7 +36,7 @@ export const queryForm = defineQuestionForm({
     return q.sources.length === 1 || q.measure !== undefined || Object.keys(q.filters).length > 0 || q.groupBy.length > 0 ? 1 : 0;
   },
   plan: (q, done, context) => {
-    const f = textFormat(context.locale);
+    const f = textFormat(context.locale, context.catalog.fiscalYearStart);
     // A net is over the values listed (both intercompany accounts): those are not split.
     if (q.intents.has('net')) q = { ...q, groupBy: q.groupBy.filter((d) => !Array.isArray(q.filters[d])) };
     // "By quarter": read by period, summed into quarters in the answer.

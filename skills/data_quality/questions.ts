@@ -29,7 +29,7 @@ export const duplicatesForm = defineQuestionForm({
       const outliers = outliersCall(q, context.catalog);
       if (outliers && !('clarify' in outliers)) return { toolCalls: [outliers] };
     }
-    return { answer: duplicatesAnswer(duplicates, textFormat(context.locale), done[1]?.result) };
+    return { answer: duplicatesAnswer(duplicates, textFormat(context.locale, context.catalog.fiscalYearStart), done[1]?.result) };
   },
 });
 
@@ -48,7 +48,7 @@ export const blanksForm = defineQuestionForm({
     if (scope.problem) return { clarify: scope.problem };
     const call = { name: 'find_blank_values', args: { source: sourceName, ...(dimensions.length ? { dimensions } : {}), ...(Object.keys(scope.filters).length ? { filters: scope.filters } : {}) } };
     if (done.length === 0) return { toolCalls: [call] };
-    return failedStep(done) ?? { answer: blanksAnswer(done[0]!.result, textFormat(context.locale)) };
+    return failedStep(done) ?? { answer: blanksAnswer(done[0]!.result, textFormat(context.locale, context.catalog.fiscalYearStart)) };
   },
 });
 
@@ -71,7 +71,7 @@ export const outliersForm = defineQuestionForm({
     // The top outlier was loaded by more load requests than usual: look for the duplicated load there.
     const follow = done.length === 1 ? duplicatesForOutlier(done[0]!) : undefined;
     if (follow) return { toolCalls: [follow] };
-    return { answer: outliersAnswer(done[0]!.result, textFormat(context.locale), done[1]?.result) };
+    return { answer: outliersAnswer(done[0]!.result, textFormat(context.locale, context.catalog.fiscalYearStart), done[1]?.result) };
   },
 });
 
