@@ -4,45 +4,10 @@
  * "which month?" answered per period, magnitudes answered with the difference, and "per
  * account" read as a breakdown. Every expected figure is computed here by SQL on data/sample.db.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import Database from 'better-sqlite3';
-import supertest from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, projectRoot } from '../../../src/config/config.ts';
-import { silentLogger } from '../../../src/logging/logger.ts';
-import { createService, type Service } from '../../../src/service.ts';
+import { describe, expect, it } from 'vitest';
+import { offlineChat } from '../../support/offlineChat.ts';
 
-let service: Service;
-const directory = mkdtempSync(path.join(tmpdir(), 'question-forms-20-'));
-const sample = new Database(path.join(projectRoot, 'data/sample.db'), { readonly: true });
-beforeAll(async () => {
-  service = await createService(loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', APP_DB: path.join(directory, 'app.db') } as NodeJS.ProcessEnv), silentLogger());
-});
-afterAll(async () => {
-  await service.close();
-  sample.close();
-  rmSync(directory, { recursive: true, force: true });
-});
-
-/** Asks a conversation, one message after the other, and returns the answers, one per message. */
-async function ask<T extends string[]>(...messages: T): Promise<{ [K in keyof T]: string }> {
-  const answers: string[] = [];
-  let session: string | undefined;
-  for (const message of messages) {
-    const response = await supertest(service.app).post('/chat').send({ message, ...(session ? { session_id: session } : {}) });
-    expect(response.status).toBe(200);
-    session = response.body.session_id;
-    answers.push(response.body.answer);
-  }
-  return answers as { [K in keyof T]: string };
-}
-
-type Row = Record<string, any>;
-const rows = (sql: string, ...params: unknown[]) => sample.prepare(sql).all(...params) as Row[];
-/** An amount as the answers write it (en-US, two decimals). */
-const money = (value: number) => value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const { ask, rows, money } = offlineChat();
 const amounts = (text: string) => text.match(/-?\d{1,3}(?:,\d{3})*\.\d{2}/g) ?? [];
 const monthName = (period: string) => new Date(Date.UTC(Number(period.slice(0, 4)), Number(period.slice(4)) - 1, 1)).toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 

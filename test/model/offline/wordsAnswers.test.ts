@@ -5,32 +5,10 @@
  * answers is asked back by name, and follow-ups that point back ("that") or open with "and"
  * keep what the question before them named. Figures are data/README.md's.
  */
-import supertest from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/config.ts';
-import { silentLogger } from '../../../src/logging/logger.ts';
-import { createService, type Service } from '../../../src/service.ts';
+import { describe, expect, it } from 'vitest';
+import { offlineChat } from '../../support/offlineChat.ts';
 
-let service: Service;
-beforeAll(async () => {
-  service = await createService(loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' } as NodeJS.ProcessEnv), silentLogger());
-});
-afterAll(async () => {
-  await service.close();
-});
-
-/** Asks a conversation, one message after the other, and returns the answers. */
-async function ask(...messages: string[]): Promise<string[]> {
-  const answers: string[] = [];
-  let session: string | undefined;
-  for (const message of messages) {
-    const response = await supertest(service.app).post('/chat').send({ message, ...(session ? { session_id: session } : {}) });
-    expect(response.status).toBe(200);
-    session = response.body.session_id;
-    answers.push(response.body.answer);
-  }
-  return answers;
-}
+const { ask } = offlineChat();
 
 const amounts = (text: string | undefined) => text?.match(/-?\d{1,3}(?:,\d{3})*\.\d{2}/g) ?? [];
 
