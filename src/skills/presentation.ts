@@ -8,6 +8,7 @@
  * chat fills in, in its locale:
  * - `{a}` and `{b}`: the names of the two sides of a comparison (from `sides`, see web/app/labels.js);
  * - `{number:1234.5}` and `{percent:59.6}`: a number or a percentage, formatted.
+ * Periods in its rows are YYYYPPP codes; `fiscal_year_start` tells the chat which month period 1 is.
  */
 
 /** What a column holds, which decides how its cells read (numbers right-aligned, periods as months). */
@@ -100,6 +101,23 @@ export interface PresentationSpec {
   sides?: SidesSpec;
   /** Tables (each with an optional chart), in order. */
   views: ViewSpec[];
+  /**
+   * The calendar month the catalog's fiscal year starts in (4: 2025001 is April 2025), so the
+   * chat names periods as the text answers do; absent for a January year. Set by the registry
+   * ({@link withFiscalYearStart}), never by a tool.
+   */
+  fiscal_year_start?: number;
+}
+
+/**
+ * A spec that says when the catalog's fiscal year starts, when that is not January (a January
+ * year leaves the spec as it was, so its JSON stays as before).
+ * @example
+ * withFiscalYearStart({ views: [] }, 4) // { views: [], fiscal_year_start: 4 }
+ * withFiscalYearStart({ views: [] }, 1) // { views: [] }
+ */
+export function withFiscalYearStart(spec: PresentationSpec, fiscalYearStart: number): PresentationSpec {
+  return fiscalYearStart === 1 ? spec : { ...spec, fiscal_year_start: fiscalYearStart };
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * The columns of a result view and what their cells hold, as text for the table and as fields
  * for CSV, so the table, the chart and the CSV never disagree. A column is
- * `{key, label, kind, signedBy?}` with kind `text`, `number`, `percent`, `period` or `status`.
+ * `{key, label, kind, signedBy?, fiscalYearStart?}` with kind `text`, `number`, `percent`,
+ * `period` or `status`; a period column of a catalog whose fiscal year does not start in January
+ * says when it does (`fiscalYearStart: 4`: 2025001 reads April 2025).
  *
  * CSV keeps numbers raw (no separators; percentages signed like the table) and writes a period
  * column twice: as the table reads it (`October 2024`, in the chat's locale, which spreadsheet
@@ -29,7 +31,7 @@ export function cellValue(column, row) {
 
 /**
  * A cell as the table shows it: `443,100`, `+24.8%`, `October 2024`, text as is ('' for blank).
- * @param {{key: string, kind?: string, signedBy?: string}} column
+ * @param {{key: string, kind?: string, signedBy?: string, fiscalYearStart?: number}} column
  * @param {Record<string, unknown>} row
  * @param {{locale?: string, digits?: number}} [options] digits: decimal places of a number column
  * @returns {string}
@@ -42,7 +44,7 @@ export function cellText(column, row, { locale = 'en-US', digits } = {}) {
     case 'percent':
       return formatPercent(value, { locale, signed: Boolean(column.signedBy) });
     case 'period':
-      return formatPeriod(value, { locale });
+      return formatPeriod(value, { locale, fiscalYearStart: column.fiscalYearStart });
     default:
       return formatValue(value);
   }
@@ -50,7 +52,7 @@ export function cellText(column, row, { locale = 'en-US', digits } = {}) {
 
 /**
  * The columns of the CSV of a view: `[{label, value(row)}]` (a period column becomes two).
- * @param {Array<{key: string, label?: string, kind?: string, signedBy?: string}>} columns
+ * @param {Array<{key: string, label?: string, kind?: string, signedBy?: string, fiscalYearStart?: number}>} columns
  * @param {{locale?: string}} [options]
  * @returns {Array<{key: string, label: string, value: (row: Record<string, unknown>) => unknown}>}
  */
@@ -59,7 +61,7 @@ export function csvColumns(columns, { locale = 'en-US' } = {}) {
     const label = column.label ?? column.key;
     if (column.kind === 'period') {
       return [
-        { key: column.key, label, value: (row) => formatPeriod(row[column.key], { locale }) },
+        { key: column.key, label, value: (row) => formatPeriod(row[column.key], { locale, fiscalYearStart: column.fiscalYearStart }) },
         { key: column.key, label: `${label} code`, value: (row) => row[column.key] },
       ];
     }

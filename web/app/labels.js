@@ -26,22 +26,23 @@ function canonical(value) {
  * (a list), `October – December 2024` (a range), `(blank)` (null).
  * @param {string} dimension the filtered dimension's name
  * @param {unknown} value as filters are returned (`filters_a`): a value, null, a list or `{from, to}`
- * @param {{locale?: string}} [options]
+ * @param {{locale?: string, fiscalYearStart?: number}} [options] fiscalYearStart: the catalog's (periods.js)
  * @returns {string}
  */
-export function filterValueText(dimension, value, { locale = 'en-US' } = {}) {
+export function filterValueText(dimension, value, { locale = 'en-US', fiscalYearStart = 1 } = {}) {
+  const options = { locale, fiscalYearStart };
   if (value === null || value === undefined) return '(blank)';
   if (Array.isArray(value)) {
-    const shown = value.slice(0, MAX_LIST_VALUES).map((item) => filterValueText(dimension, item, { locale }));
+    const shown = value.slice(0, MAX_LIST_VALUES).map((item) => filterValueText(dimension, item, options));
     return value.length > MAX_LIST_VALUES ? `${shown.join(', ')} +${value.length - MAX_LIST_VALUES}` : shown.join(', ');
   }
   if (isRecord(value) && ('from' in value || 'to' in value)) {
-    if (isPeriodName(dimension)) return formatPeriodRange(value.from, value.to, { locale });
-    const from = value.from === undefined ? undefined : formatDimensionValue(dimension, value.from, { locale });
-    const to = value.to === undefined ? undefined : formatDimensionValue(dimension, value.to, { locale });
+    if (isPeriodName(dimension)) return formatPeriodRange(value.from, value.to, options);
+    const from = value.from === undefined ? undefined : formatDimensionValue(dimension, value.from, options);
+    const to = value.to === undefined ? undefined : formatDimensionValue(dimension, value.to, options);
     return from === undefined ? `to ${to}` : to === undefined ? `from ${from}` : `${from}–${to}`;
   }
-  return formatDimensionValue(dimension, value, { locale });
+  return formatDimensionValue(dimension, value, options);
 }
 
 /** A side's measure name: `measure_a` (a name or `{name}`), or `measure: {a, b}` of arguments. */
@@ -57,14 +58,14 @@ function measureOf(comparison, side) {
  * The names of the two sides of a comparison (a result, or the arguments that asked for one).
  * @param {{source_a?: unknown, source_b?: unknown, filters_a?: unknown, filters_b?: unknown,
  *   measure_a?: unknown, measure_b?: unknown, measure?: unknown}} comparison
- * @param {{locale?: string}} [options]
+ * @param {{locale?: string, fiscalYearStart?: number}} [options] fiscalYearStart: the catalog's, for period filters
  * @returns {{a: string, b: string}}
  * @example
  * sideLabels({source_a: 'consolidation_mart', source_b: 'consolidation_mart',
  *   filters_a: {company: '1000', version: 'ACTUAL'}, filters_b: {company: '1000', version: 'BUDGET'}})
  * // {a: 'consolidation_mart ACTUAL', b: 'consolidation_mart BUDGET'}
  */
-export function sideLabels(comparison, { locale = 'en-US' } = {}) {
+export function sideLabels(comparison, { locale = 'en-US', fiscalYearStart = 1 } = {}) {
   const record = isRecord(comparison) ? comparison : {};
   const a = record.source_a === undefined || record.source_a === null ? 'A' : String(record.source_a);
   const b = record.source_b === undefined || record.source_b === null ? 'B' : String(record.source_b);
@@ -73,7 +74,7 @@ export function sideLabels(comparison, { locale = 'en-US' } = {}) {
   const filtersB = isRecord(record.filters_b) ? record.filters_b : {};
   const differing = [...new Set([...Object.keys(filtersA), ...Object.keys(filtersB)])].filter((key) => canonical(filtersA[key]) !== canonical(filtersB[key]));
   const partsOf = (filters, side) => {
-    const parts = differing.filter((key) => key in filters).map((key) => filterValueText(key, filters[key], { locale }));
+    const parts = differing.filter((key) => key in filters).map((key) => filterValueText(key, filters[key], { locale, fiscalYearStart }));
     const measureA = measureOf(record, 'a');
     const measureB = measureOf(record, 'b');
     if (measureA && measureB && measureA !== measureB) parts.push(side === 'a' ? measureA : measureB);

@@ -4,11 +4,12 @@
  * declared (src/skills/presentation.ts), and this module reads it generically; a result without
  * one still becomes a table when it holds a list of records. Sides of a comparison (`{a}`, `{b}`
  * in a spec's texts) are named by labels.js, periods read as periods.js writes them (columns of
- * kind `period`), in the chat's locale.
+ * kind `period`), in the chat's locale and the catalog's fiscal year (the presentation's
+ * `fiscal_year_start`).
  */
 import { formatNumber, formatPercent, humanize } from './format.js';
 import { sideLabels } from './labels.js';
-import { formatDimensionValue, isPeriodName } from './periods.js';
+import { fiscalYearStartOf, formatDimensionValue, isPeriodName } from './periods.js';
 
 /** At most this many categories in a chart; the table always has every row. */
 export const MAX_CHART_LABELS = 30;
@@ -61,7 +62,8 @@ function sidesOf(call, calls) {
 export function describeCall(call, { locale = 'en-US' } = {}) {
   const caption = call?.presentation?.caption;
   if (typeof caption !== 'string' || !caption) return '';
-  return fillText(caption, { locale, sides: sideLabels(sidesOf(call, []), { locale }) });
+  const fiscalYearStart = fiscalYearStartOf(call.presentation.fiscal_year_start);
+  return fillText(caption, { locale, sides: sideLabels(sidesOf(call, []), { locale, fiscalYearStart }) });
 }
 
 /** The value at `path` (field names and indexes) of `value`. */
@@ -83,19 +85,20 @@ function toColumn(spec, rows, context) {
     default: {
       // A period dimension reads as months; a column of several dimensions' values only when all are periods.
       const period = spec.dimensionField ? rows.length > 0 && rows.every((row) => isPeriodName(row[spec.dimensionField])) : isPeriodName(spec.dimension ?? spec.key);
-      return { key: spec.key, label, kind: period ? 'period' : 'text' };
+      if (!period) return { key: spec.key, label, kind: 'text' };
+      return { key: spec.key, label, kind: 'period', ...(context.fiscalYearStart !== 1 ? { fiscalYearStart: context.fiscalYearStart } : {}) };
     }
   }
 }
 
 /** A chart as charts.js draws it (`{type, labels, datasets, label, horizontal?}`), or undefined with nothing to draw. */
 function toChart(spec, rows, columns, context, notes) {
-  const { locale } = context;
+  const { locale, fiscalYearStart } = context;
   const categories = Array.isArray(spec.categories) ? spec.categories : [];
   const dimensionOf = (key) => columns.find((column) => column.key === key)?.dimension ?? key;
   const blank = typeof spec.blank === 'string' ? spec.blank : '(blank)';
   const labelOf = (row) => {
-    const parts = categories.map((key) => formatDimensionValue(dimensionOf(key), row[key], { locale }));
+    const parts = categories.map((key) => formatDimensionValue(dimensionOf(key), row[key], { locale, fiscalYearStart }));
     return parts.length && parts.some(Boolean) ? parts.map((part) => part || '(blank)').join(' · ') : blank;
   };
   const series = Array.isArray(spec.series) ? spec.series : [];
@@ -137,7 +140,8 @@ function toChart(spec, rows, columns, context, notes) {
 
 /** The views of a call with a presentation spec. */
 function specViews(call, calls, locale) {
-  const context = { locale, sides: sideLabels(sidesOf(call, calls), { locale }) };
+  const fiscalYearStart = fiscalYearStartOf(call.presentation.fiscal_year_start);
+  const context = { locale, fiscalYearStart, sides: sideLabels(sidesOf(call, calls), { locale, fiscalYearStart }) };
   const specs = Array.isArray(call.presentation.views) ? call.presentation.views.filter(isRecord) : [];
   return specs.flatMap((spec) => {
     const listed = Array.isArray(spec.rows) ? spec.rows : at(call.result, spec.rowsAt);
