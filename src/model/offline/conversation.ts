@@ -7,7 +7,7 @@
  * and survives restarts.
  */
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
-import type { Understanding } from '../../skills/questionForms.ts';
+import type { FilterValue, Understanding } from '../../skills/questionForms.ts';
 import { qualifyingIntents, type Reading } from './understand.ts';
 
 /** What is stored: the understood question and the form that answered it. */
@@ -48,13 +48,14 @@ export function resolve(reading: Reading, previous: ConversationState | undefine
   // measure or grouping, or names sources without a follow-up opener. "Split by group account"
   // names only a grouping: it is about the question before.
   const standsAlone = reading.sources.length > 0 || Object.keys(reading.filters).some((name) => name !== 'version' && name !== 'period');
-  // "how big is that in EUR?" names a currency, and still points back at the question before.
-  const pointsBack = reading.refersBack && reading.sources.length === 0;
+  // "how big is that in EUR?" names a currency, and still points back at the question before;
+  // "how does that compare with the budget?" names a source, and points back too.
+  const pointsBack = reading.refersBack && (reading.sources.length === 0 || Object.keys(reading.filters).every((name) => name === 'version' || name === 'period'));
   // "and between the mart and BPC in group currency?": a follow-up opener keeps the company and period.
   const fresh = standsAlone && !pointsBack && !reading.elliptical && (reading.complete || reading.sources.length > 0);
   if (!previous || fresh) return reading;
   const before = previous.question;
-  const filters = { ...before.filters, ...reading.filters };
+  const filters = { ...before.filters, ...datedBy(reading, before.filters.period) };
   // "and at September?" after a year-to-date question: year to date at September.
   const yearToDate = before.intents.includes('year_to_date') && typeof reading.filters.period === 'string';
   if (yearToDate) filters.period = { from: `${(reading.filters.period as string).slice(0, 4)}001`, to: reading.filters.period as string };
@@ -109,4 +110,24 @@ export function remembered(reading: Reading, question: Understanding, previous: 
     filters: before.filters.currency === undefined ? kept : { ...kept, currency: before.filters.currency },
     measure: before.measure,
   };
+}
+
+/**
+ * The reading's filters with a period that names no year ("what was budgeted for Q2?") moved into
+ * the fiscal year of the question before (Q2 FY2024 after a question about FY2024).
+ */
+function datedBy(reading: Reading, before: FilterValue | undefined): Reading['filters'] {
+  const year = fiscalYearOf(before);
+  const period = reading.filters.period;
+  if (!reading.undated.length || year === undefined || period === undefined) return reading.filters;
+  const move = (code: string) => `${year}${code.slice(4)}`;
+  const moved = typeof period === 'string' ? move(period) : Array.isArray(period) ? period.map((p) => move(String(p))) : typeof period === 'object' && period !== null && 'from' in period ? { from: move(period.from), to: move(period.to) } : period;
+  return { ...reading.filters, period: moved as FilterValue };
+}
+
+/** The fiscal year of a period filter (a YYYYPPP code, a list or a range within one year). */
+export function fiscalYearOf(period: FilterValue | undefined): string | undefined {
+  const codes = typeof period === 'string' ? [period] : Array.isArray(period) ? period.map(String) : typeof period === 'object' && period !== null && 'from' in period ? [period.from, period.to] : [];
+  const years = new Set(codes.filter((code) => /^\d{7}$/.test(code)).map((code) => code.slice(0, 4)));
+  return years.size === 1 ? [...years][0] : undefined;
 }

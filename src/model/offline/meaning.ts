@@ -62,6 +62,8 @@ export function meaningAt(words: readonly string[], index: number, { scopeAt, co
   // "only the manual entries" is a filter like any other; "only in FI" asks for one side.
   if (word === 'only' && match.words.length === 1 && !((words[index + 1] === 'in' || words[index + 1] === 'on') && scopeAt(next(index + 2)) === 'source')) return undefined;
   if (word === 'than' && (compared || ['different', 'differently', 'rather'].includes(words[index - 1] ?? ''))) return undefined;
+  // "so far under budget", "so far off": a degree, not "up to now".
+  if (match.words.join(' ') === 'so far' && ['under', 'over', 'below', 'above', 'behind', 'ahead', 'off', 'out', 'short', 'from', 'apart'].includes(words[index + 2] ?? '')) return undefined;
   if (word === 'share' && words[index + 1] !== 'of' && !['what', 'the', 'a', 'its', 'their', 'which'].includes(words[index - 1] ?? '')) return undefined;
   return { phrase: words.slice(index, index + match.words.length).join(' '), kind: match.kind, length: match.words.length };
 }

@@ -13,7 +13,7 @@ import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import type { Catalog } from '../../catalog/catalog.ts';
 import { textOf } from '../../shared/messageText.ts';
 import type { CompletedCall, QuestionForm, Understanding } from '../../skills/questionForms.ts';
-import { previousState, remembered, resolve, STATE_KEY, stateOf, type ConversationState } from './conversation.ts';
+import { fiscalYearOf, previousState, remembered, resolve, STATE_KEY, stateOf, type ConversationState } from './conversation.ts';
 import { actionReply, capabilitiesReply, clarificationReply, describeUnderstanding, notHeldReply, relativePeriodReply, tooLongReply } from './replies.ts';
 import { MAX_QUESTION_CHARACTERS } from './tokens.ts';
 import { understand, type Reading } from './understand.ts';
@@ -133,11 +133,16 @@ export class OfflineChatModel extends BaseChatModel {
       return { ...none, reply: capabilitiesReply(this.forms, this.catalog, opening) };
     }
     const question = resolve(reading, previous);
+    // "How did we do in Q1?" where the data holds two fiscal years and nothing before dates it.
+    if (reading.undated.length && this.vocabulary.years.length > 1 && fiscalYearOf(previous?.question.filters.period) === undefined) {
+      const stops = reading.undated.map((phrase) => ({ phrase, reason: `'${phrase}' names no year, and the data holds ${this.vocabulary.years.join(' and ')}: which year do you mean?` }));
+      return { ...none, question, reply: clarificationReply({ ...question, filters: withoutPeriod(question.filters) }, this.vocabulary, undefined, [...reading.stops, ...stops]) };
+    }
     // "and for 2000?" with nothing before it: for 2000 of what?
     // "break that down per profit centre" as the first question: that is nothing yet.
     const pointsAtNothing = reading.refersBack && reading.sources.length === 0 && Object.keys(reading.filters).length === 0;
     if (!previous && ((reading.elliptical && reading.sources.length === 0 && !reading.complete) || pointsAtNothing)) {
-      return { ...none, reply: `What should I look at${Object.keys(reading.filters).length ? ` for ${describeUnderstanding(reading)}` : ''}? This conversation has no earlier question to continue; ask the whole question, e.g. "total amount in fi_reporting for company 2000 in Q2 2024".` };
+      return { ...none, reply: `What should I look at${Object.keys(reading.filters).length ? ` for ${describeUnderstanding(reading, this.vocabulary.calendar.fiscalYearStart)}` : ''}? This conversation has no earlier question to continue; ask the whole question, e.g. "total amount in fi_reporting for company 2000 in Q2 2024".` };
     }
     const ranked = this.forms
       .map((form) => ({ form, score: form.score(question, this.catalog) }))
@@ -157,13 +162,18 @@ export class OfflineChatModel extends BaseChatModel {
       const left = Object.values(question.excluded).flat().join(', ');
       return { ...none, question, reply: clarificationReply(question, this.vocabulary, undefined, [{ phrase: left, reason: `leaving out ${left} is something I can do for a total only ("… excluding intercompany"), not for this kind of question` }]) };
     }
-    if (!form.freeText && reading.relativePeriods.length) return { ...none, question, reply: relativePeriodReply(question, reading.relativePeriods) };
+    if (!form.freeText && reading.relativePeriods.length) return { ...none, question, reply: relativePeriodReply(question, reading.relativePeriods, this.vocabulary.calendar.fiscalYearStart) };
     return { question, form, corrections: reading.corrections, ignored: reading.ignored, remember: remembered(reading, question, previous) };
   }
 
   private answer(text: string, messages: BaseMessage[], state?: ConversationState): AIMessage {
     return new AIMessage({ content: text, usage_metadata: estimateUsage(messages, text), response_metadata: state ? { [STATE_KEY]: state } : {} });
   }
+}
+
+function withoutPeriod(filters: Understanding['filters']): Understanding['filters'] {
+  const { period: _period, ...rest } = filters;
+  return rest;
 }
 
 /** Says how misspelt words were read and which name-like words were not used, so a reader can check it. */

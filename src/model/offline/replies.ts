@@ -19,11 +19,11 @@ export function capabilitiesReply(forms: readonly QuestionForm[], catalog: Catal
 }
 
 /** "source fi_reporting, company 3000, period October 2024 (2024010)". */
-export function describeUnderstanding(question: Understanding): string {
+export function describeUnderstanding(question: Understanding, fiscalYearStart = 1): string {
   const parts: string[] = [];
   if (question.sources.length) parts.push(`source${question.sources.length > 1 ? 's' : ''} ${question.sources.join(' and ')}`);
   if (question.measure) parts.push(`measure ${question.measure}`);
-  const filters = describeFilters(question.filters);
+  const filters = describeFilters(question.filters, [], 'en-US', fiscalYearStart);
   if (filters) parts.push(filters);
   if (question.groupBy.length) parts.push(`by ${question.groupBy.map((d) => d.replace(/_/g, ' ')).join(' and ')}`);
   return parts.join(', ');
@@ -35,7 +35,7 @@ export function describeUnderstanding(question: Understanding): string {
  * the same kind it knows, and what to do. Never a figure.
  */
 export function clarificationReply(question: Understanding, vocabulary: Vocabulary, problem?: string, stops: readonly { phrase: string; reason: string }[] = []): string {
-  const understood = describeUnderstanding(question);
+  const understood = describeUnderstanding(question, vocabulary.calendar.fiscalYearStart);
   const lines: string[] = [];
   if (problem) lines.push(`I can't answer that exactly as asked: ${problem}`);
   const stopped = new Set(stops.map((s) => s.phrase));
@@ -97,7 +97,7 @@ export function tooLongReply(limit: number): string {
 }
 
 /** Periods it cannot place without a date ("last month"). */
-export function relativePeriodReply(question: Understanding, phrases: string[]): string {
-  const understood = describeUnderstanding(question);
+export function relativePeriodReply(question: Understanding, phrases: string[], fiscalYearStart = 1): string {
+  const understood = describeUnderstanding(question, fiscalYearStart);
   return `Which period do you mean by '${phrases.join("', '")}'? I don't assume today's date: name it, e.g. "December 2024", "Q4 2024" or "2024".${understood ? `\nWhat I understood so far: ${understood}.` : ''}`;
 }

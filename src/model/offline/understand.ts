@@ -7,6 +7,7 @@
  * vocabulary word first ("Octobr", "fi_reportin", "totl"), and the corrections are kept so
  * the answer can say how the question was read.
  */
+import { describePeriod, formatPeriod } from '../../catalog/periods.ts';
 import type { FilterValue, Understanding } from '../../skills/questionForms.ts';
 import { isEnglishWord } from './lexicon.ts';
 import { countAt, meaningAt } from './meaning.ts';
@@ -37,6 +38,8 @@ export interface Reading extends Understanding {
   stops: { phrase: string; reason: string }[];
   /** Ordinary words written like names ("Apple" in mid-sentence) that the answer did not use. */
   ignored: string[];
+  /** Its periods, when none names a year ("Q2", "H2", "January", "P6"): dated by the question before. */
+  undated: string[];
   /** It points back ("how big is that in EUR?", "break it down"): a follow-up of the question before. */
   refersBack: boolean;
   /** Subjects the catalog says the data does not hold, with the reason. */
@@ -89,6 +92,7 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
   const stops: Reading['stops'] = [];
   const ignored: string[] = [];
   const impliedVersions: string[] = [];
+  const undated: string[] = [];
   const ordinaryWords: string[] = [];
   let measure: string | undefined;
   let measureIsGeneric = false;
@@ -108,8 +112,10 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     unknown.push(phrase);
   };
   const datePeriod = (match: PeriodMatch, at: number) => {
-    if (match.undated && vocabulary.years.length > 1) stop(at, match.length, `names no year, and the data holds ${vocabulary.years.join(' and ')}: which year do you mean?`);
-    else periods.push(match.value);
+    if (match.ambiguousYear !== undefined) return stop(at, match.length, ambiguousYearReason(match.ambiguousYear, vocabulary.calendar.fiscalYearStart));
+    periods.push(match.value);
+    // Dated later: by the question before, or asked back when the data holds several years.
+    if (match.undated) undated.push(tokens.slice(at, at + match.length).map((t) => t.original).join(' '));
   };
   // What starts at `at` (a catalog name, a code, a period): "not" before one excludes it.
   const scopeAt = (at: number) => {
@@ -117,7 +123,7 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     const kind = longestPhrase(vocabulary, words, at)?.meaning.kind;
     if (kind === 'source' || kind === 'value' || kind === 'dimension' || kind === 'measure') return kind;
     if (/\d/.test(words[at]!)) return 'code';
-    return readPeriod(words, at, vocabulary.defaultYear, isValueCode) ? 'period' : undefined;
+    return readPeriod(words, at, vocabulary.defaultYear, isValueCode, vocabulary.calendar) ? 'period' : undefined;
   };
 
   const addValue = (dimension: string, found: string[]) => values.set(dimension, [...new Set([...(values.get(dimension) ?? []), ...found])]);
@@ -149,7 +155,7 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
       const last = index + phrase.words.length - 1;
       // Special periods 13-16 are asked about as a concept ("what are special periods 13 to 16?"): left to the codes.
       const month = Number(/^\d{1,2}$/.test(words[last + 1] ?? '') ? words[last + 1] : 0);
-      const numbered = (words[last] === 'period' || words[last] === 'periods') && month >= 1 && month <= 12 ? readPeriod(words, last, vocabulary.defaultYear, isValueCode) : undefined;
+      const numbered = (words[last] === 'period' || words[last] === 'periods') && month >= 1 && month <= 12 ? readPeriod(words, last, vocabulary.defaultYear, isValueCode, vocabulary.calendar) : undefined;
       if (numbered) {
         datePeriod(numbered, last);
         dimensions.push(phrase.meaning.name);
@@ -165,7 +171,7 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
         continue;
       }
     }
-    const period = phrase?.meaning.kind === 'source' || phrase?.meaning.kind === 'value' ? undefined : readPeriod(words, index, vocabulary.defaultYear, isValueCode);
+    const period = phrase?.meaning.kind === 'source' || phrase?.meaning.kind === 'value' ? undefined : readPeriod(words, index, vocabulary.defaultYear, isValueCode, vocabulary.calendar);
     if (period) {
       datePeriod(period, index);
       if (period.yearToDate) intents.add('year_to_date');
@@ -319,16 +325,20 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
   if (
     aboutConcept ||
     (w0 === 'what' && (w1 === 'are' || (w1 === 'is' && (w2 === 'a' || w2 === 'an')))) ||
-    (w0 === 'how' && (w1 === 'does' || w1 === 'do' || w1 === 'is' || w1 === 'are') && noScope && sources.length < 2) ||
+    // "How does that compare with the budget?" refers to the figures just given: not a question about meaning.
+    (w0 === 'how' && (w1 === 'does' || w1 === 'do' || w1 === 'is' || w1 === 'are') && noScope && sources.length < 2 && !(intents.has('compare') && refersBack(words))) ||
     (w0 === 'what' && (w1 === 'is' || w1 === 'are') && sources.length > 0 && noFigures) ||
     // "Why shouldn't I add up USD and EUR?": a why about no data in particular is a question about rules.
     (w0 === 'why' && noScope && sources.length === 0 && !intents.has('net'))
   ) {
     intents.add('meaning');
   }
-  const first = words.find((word) => !actionLeadIns.has(word));
+  const firstAt = words.findIndex((word) => !actionLeadIns.has(word));
+  const first = words[firstAt];
+  // "Export revenue of SG01": a verb that starts a name of the catalog (a value, a measure) is that name.
+  const startsName = firstAt >= 0 && (longestPhrase(vocabulary, words, firstAt)?.words.length ?? 0) > 1 && longestPhrase(vocabulary, words, firstAt)?.meaning.kind !== 'intent';
   const joined = ` ${words.join(' ')} `;
-  const action = (first && actionVerbs.has(first) ? first : undefined) ?? actionPhrases.find((phrase) => joined.includes(` ${phrase} `));
+  const action = (first && actionVerbs.has(first) && !startsName ? first : undefined) ?? actionPhrases.find((phrase) => joined.includes(` ${phrase} `));
   const kindIntents = [...intents].filter((intent) => !qualifyingIntents.has(intent));
   return {
     text,
@@ -349,6 +359,8 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     ignored,
     notHeld,
     refersBack: refersBack(words),
+    // Only when no period of the question names a year: "Q2 FY2024 vs Q3" is dated.
+    undated: undated.length === periods.length ? undated : [],
     action,
     tooLong: text.length > MAX_QUESTION_CHARACTERS,
     // "revenue between October and": the question was cut off; answering the part would broaden it.
@@ -356,6 +368,12 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
     complete: kindIntents.length > 0 || measure !== undefined || groupBy.length > 0,
     elliptical: (followUpOpeners.has(words[0] ?? '') || ((words[0] === 'what' || words[0] === 'how') && words[1] === 'about')) && words.length <= 12,
   };
+}
+
+/** "2025" where the fiscal year starts in April: the calendar year, or the fiscal year named after it? */
+function ambiguousYearReason(year: number, fiscalYearStart: number): string {
+  const fiscal = `${describePeriod(formatPeriod(year, 1), fiscalYearStart)} – ${describePeriod(formatPeriod(year, 12), fiscalYearStart)}`;
+  return `may be the calendar year ${year} or fiscal year ${year} (${fiscal}): say "FY${year}" or name the months`;
 }
 
 function isKnown(word: string, vocabulary: Vocabulary): boolean {

@@ -5,6 +5,7 @@
  * intent words of the core and of every question form. Built once per catalog and form set.
  */
 import type { Catalog } from '../../catalog/catalog.ts';
+import { FISCAL_CALENDAR, parsePeriod, type PeriodCalendar } from '../../catalog/periods.ts';
 import type { QuestionForm } from '../../skills/questionForms.ts';
 import { phraseWords } from './tokens.ts';
 import { coreIntents, fillerWords, groupMarkers, meaningWords, relativePeriodPhrases } from './words.ts';
@@ -38,10 +39,15 @@ export interface Vocabulary {
   spellings: Map<string, string>;
   /** Words of the catalog's names: one found alone ("Contoso") is asked back, never filler. */
   catalogWords: Set<string>;
-  /** The year a month named without one belongs to: the latest year the catalog's periods show. */
+  /** The fiscal year a month or quarter named without one belongs to: the latest the catalog's periods show. */
   defaultYear: number;
   /** Every year the catalog's periods show, ascending: "period 6" needs one, or a question back. */
   years: number[];
+  /**
+   * How the catalog's periods are spelt and when its fiscal year starts: "April 2025" is the
+   * fiscal period April falls in, "202504" a month where the data stores calendar months.
+   */
+  calendar: PeriodCalendar;
   /** Value codes of the catalog (lower case), so a bare "2000" reads as company 2000, not as a year. */
   valueCodes: Set<string>;
   /** Shapes of the catalog's codes that hold a digit ("PC9999") → the dimensions whose values have it. */
@@ -136,7 +142,14 @@ export function buildVocabulary(catalog: Catalog, forms: readonly QuestionForm[]
   for (const phrases of Object.values(meaningWords)) for (const word of phrases.flatMap(phraseWords)) spell(word, `meaning:${word}`);
   for (const word of fillerWords) spell(word, 'filler');
   const allYears = years(catalog);
-  return { byFirstWord, words, spellings, catalogWords, defaultYear: allYears.at(-1) ?? new Date().getFullYear(), years: allYears, valueCodes, codeShapes, namedValues };
+  return { byFirstWord, words, spellings, catalogWords, defaultYear: allYears.at(-1) ?? new Date().getFullYear(), years: allYears, valueCodes, codeShapes, namedValues, calendar: calendarOf(catalog) };
+}
+
+/** The catalog's fiscal year start, with the first calendar notation a period dimension is stored in (else YYYYPPP). */
+function calendarOf(catalog: Catalog): PeriodCalendar {
+  const formats = [...catalog.sources.values()].flatMap((source) => [...source.dimensions.values()].map((d) => d.calendar?.format).filter((f) => f !== undefined));
+  const calendarFormat = formats.find((format) => format === 'YYYYMM' || format === 'YYYY-MM' || format === 'date');
+  return { format: calendarFormat ?? FISCAL_CALENDAR.format, fiscalYearStart: catalog.fiscalYearStart };
 }
 
 /** When one phrase means two things, the more specific wins: a source name over a value over a measure… */
@@ -146,7 +159,8 @@ function priority(meaning: Meaning): number {
 
 function years(catalog: Catalog): number[] {
   const found = [...catalog.sources.values()].flatMap((source) =>
-    [...source.dimensions.values()].filter((d) => d.type === 'period').flatMap((d) => d.examples.map((e) => Number(e.slice(0, 4)))),
+    // Fiscal years: "202603" is March 2026, in fiscal 2025 when the year starts in April.
+    [...source.dimensions.values()].filter((d) => d.type === 'period').flatMap((d) => d.examples.map((e) => Number((parsePeriod(e, d.calendar) ?? e).slice(0, 4)))),
   );
   return [...new Set(found.filter(Number.isFinite))].sort((x, y) => x - y);
 }

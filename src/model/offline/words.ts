@@ -37,6 +37,7 @@ export const fillerWords = new Set(
    whats made make makes making although though however while whereas because since bucket zero
    add adds added adding so much way far looks looked seems going on here
    ok okay hmm
+   fiscal
    please could you can you would you
    figure out
    tell me

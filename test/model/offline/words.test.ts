@@ -153,10 +153,12 @@ describe('period numbers', () => {
     for (const range of ['periods 1 to 3', 'periods 1-3', 'P1 to P3']) expect(understand(`opex of company 3000, ${range}`, vocabulary).filters.period).toEqual({ from: '2024001', to: '2024003' });
   });
 
-  it('asks which year when the catalog shows several', () => {
-    const reading = understand('revenue of company 1000 in period 6', twoYears);
-    expect(reading.filters.period).toBeUndefined();
-    expect(reading.stops[0]!.reason).toContain('2023 and 2024');
-    expect(understand('revenue of company 1000 in period 6 2023', twoYears).filters.period).toBe('2023006');
+  it('marks a period without a year, for the conversation to date it or to ask which year', () => {
+    // The model asks back when the catalog shows several years and no question before dates it.
+    expect(understand('revenue of company 1000 in period 6', twoYears).undated).toEqual(['period 6']);
+    expect(understand('revenue of company 1000 in Q2', twoYears).undated).toEqual(['Q2']);
+    expect(understand('revenue of company 1000 in period 6 2023', twoYears)).toMatchObject({ undated: [], filters: { period: '2023006' } });
+    // One period with a year dates the question: "Q2 2023 against Q3" is not asked back.
+    expect(understand('revenue of company 1000 in Q2 2023 vs Q3', twoYears).undated).toEqual([]);
   });
 });
