@@ -5,9 +5,9 @@
  * was asked: a constraint a source cannot take is asked back, never dropped.
  */
 import { periodDimension, type Catalog, type Source } from '../../src/catalog/catalog.ts';
-import { failedStep, textFormat } from '../../src/skills/answerText.ts';
+import { failedStep, textFormat, type TextFormat } from '../../src/skills/answerText.ts';
 import { defineQuestionForm, type CompletedCall, type FilterValue, type PlanStep, type Understanding } from '../../src/skills/api.ts';
-import { scopeOn, sourceFor, sourcesWith } from '../../src/skills/questionScope.ts';
+import { impliedVersionPair, scopeOn, sourceFor, sourcesWith, versionPartner } from '../../src/skills/questionScope.ts';
 import { comparisonAnswer, differenceLead, monthlyAverageAnswer, netAnswer, netPerValueAnswer, queryAnswer, sourcesAnswer, splitAnswer } from './answers.ts';
 import { currencyMeasure, hasGroupCurrency, isCumulative, missingMeasure, otherKind } from './formScope.ts';
 import { byQuarter } from './rankAnswers.ts';
@@ -44,6 +44,9 @@ export const queryForm = defineQuestionForm({
     // A total does not say why: without something to compare with, ask what to hold it against.
     // The examples name no company, so a key scoped to some companies learns of no other.
     if (q.intents.has('why') && !q.intents.has('net')) {
+      // "Why is the budget only half of the actual result?": a budget table is held against its actuals.
+      const pair = q.sources.length === 1 ? versionPartner(context.catalog, q.sources[0]!) : undefined;
+      if (pair) return compareSourcesForm.plan({ ...q, sources: pair }, done, context);
       return { clarify: 'To explain a figure I need something to hold it against: another source ("why does bpc_reporting differ from consolidation_mart in June?"), the budget ("why is it below budget in November?"), or a check ("are there duplicates in fi_reporting in December?"). Which one do you mean?' };
     }
     const net = q.intents.has('net');
@@ -96,7 +99,7 @@ export const queryForm = defineQuestionForm({
       return { answer: `${listed.join('\n')}\n(${measure} is a balance to date: each quarter is shown at its last month, not summed.)` };
     }
     if (period) {
-      const rows = byQuarter(result.rows, period.name, (result.measures as { name: string }[]).map((m) => m.name));
+      const rows = byQuarter(result.rows, period.name, (result.measures as { name: string }[]).map((m) => m.name), context.catalog.fiscalYearStart);
       return { answer: queryAnswer({ ...result, rows, row_count: rows.length, total_rows: rows.length }, f) };
     }
     return { answer: queryAnswer(result, f) };
@@ -114,6 +117,9 @@ export const compareSourcesForm = defineQuestionForm({
     // "the currency-translation gap" names no source, but a measure exactly two sources hold: those two.
     const holders = q.measure ? [...context.catalog.sources.values()].filter((s) => s.measures.has(q.measure!)).map((s) => s.name) : [];
     if (q.sources.length === 0 && holders.length === 2) q = { ...q, sources: holders };
+    // "Compare the export revenue with budget": a budget table is compared with its actuals.
+    const partnered = q.sources.length === 1 ? versionPartner(context.catalog, q.sources[0]!) : undefined;
+    if (partnered) q = { ...q, sources: partnered };
     if (q.sources.length < 2) return { clarify: `Which two sources should I compare? I know ${[...context.catalog.sources.keys()].join(', ')}.${q.sources[0] ? ` You named ${q.sources[0]}.` : ''}` };
     const [a, b] = q.sources as [string, string];
     const sourceA = context.catalog.sources.get(a)!;
@@ -129,7 +135,10 @@ export const compareSourcesForm = defineQuestionForm({
     const filters = sameFilters(scopeA.filters, scopeB.filters);
     const alignOn = alignment(q, context.catalog, a, b);
     const call = { name: 'compare_sources', args: { source_a: a, source_b: b, measure, ...(filters ? { filters } : { filters_a: scopeA.filters, filters_b: scopeB.filters }), ...(alignOn ? { align_on: alignOn } : {}) } };
-    return comparisonSteps(call, done, context.locale, q.groupBy.filter((d) => alignOn?.includes(d)), sizeAsked(q));
+    // Actuals against a budget kept in its own table: a budget line loaded twice is a likely cause.
+    const budgetPair = versionPartner(context.catalog, a)?.includes(b) ?? false;
+    const duplicatesAvailable = budgetPair && context.tools.includes('find_duplicates') && q.intents.has('why');
+    return comparisonSteps(call, done, textFormat(context.locale, context.catalog.fiscalYearStart), q.groupBy.filter((d) => alignOn?.includes(d)), sizeAsked(q), duplicatesAvailable);
   },
 });
 
@@ -151,6 +160,13 @@ export const compareValuesForm = defineQuestionForm({
     const named = q.sources[0];
     const byVersion = q.versions.length >= 2 || q.intents.has('variance') || q.versions.some((v) => v !== 'ACTUAL') || comparedDimension(q) === undefined;
     const dimension = byVersion ? 'version' : comparedDimension(q)!;
+    // Versions kept in tables of their own (a budget table beside the actuals): compare the two.
+    if (byVersion && !(named && context.catalog.sources.get(named)!.dimensions.has('version'))) {
+      const sides = q.versions.length >= 2 ? q.versions : ['ACTUAL', q.versions.find((v) => v !== 'ACTUAL') ?? 'BUDGET'];
+      const pair = impliedVersionPair(context.catalog, [sides[0]!, sides[1]!]);
+      const { version: _version, ...unversioned } = q.filters;
+      if (pair && (!named || pair.includes(named))) return compareSourcesForm.plan({ ...q, sources: pair, filters: unversioned }, done, context);
+    }
     const withDimension = sourcesWith(context.catalog, dimension);
     if (named && !context.catalog.sources.get(named)!.dimensions.has(dimension)) {
       return {
@@ -181,7 +197,7 @@ export const compareValuesForm = defineQuestionForm({
       filters_b: { [dimension]: sides[1] },
       ...(dimension !== 'version' || q.groupBy.some(held) ? { align_on: alignOn } : {}),
     };
-    return comparisonSteps({ name: 'compare_sources', args }, done, context.locale, [], sizeAsked(q));
+    return comparisonSteps({ name: 'compare_sources', args }, done, textFormat(context.locale, context.catalog.fiscalYearStart), [], sizeAsked(q));
   },
 });
 
@@ -196,31 +212,36 @@ function comparedDimension(q: Understanding): string | undefined {
 
 export const questions = [listSourcesForm, queryForm, compareSourcesForm, compareValuesForm, rankForm, excludeForm];
 
-/** Compare, then explain when they differ, then answer. */
 /**
  * Compare, then explain when they differ, then answer. A comparison split by dimensions the
  * question asked for also reads each side by them, so matching rows are shown too (only the
- * differences are kept with the comparison).
+ * differences are kept with the comparison). "Why is it under budget?" also scans both sides
+ * for records loaded twice (when the duplicate search is available), since a duplicated budget
+ * line is a gap no business reason explains.
  */
-function comparisonSteps(call: { name: string; args: Record<string, unknown> }, done: readonly CompletedCall[], locale: string, split: string[] = [], sizeFirst = false): PlanStep {
+function comparisonSteps(call: { name: string; args: Record<string, unknown> }, done: readonly CompletedCall[], f: TextFormat, split: string[] = [], sizeFirst = false, checkDuplicates = false): PlanStep {
   if (done.length === 0) return { toolCalls: [call] };
-  const failure = failedStep(done);
+  const checks = done.filter((c) => c.name === 'find_duplicates');
+  // A duplicate scan that fails leaves the comparison standing.
+  const failure = failedStep(done.filter((c) => c.name !== 'find_duplicates'));
   if (failure) return failure;
   const first = done[0]!.result;
   const explained = hasDifferences(first);
   if (done.length === 1 && explained) return { toolCalls: [{ name: 'explain_difference', args: { comparison_id: first.comparison_id } }] };
-  const sides = done.slice(explained ? 2 : 1);
+  const filtersOf = (which: 'a' | 'b') => ({ ...((call.args.filters as object | undefined) ?? {}), ...((call.args[`filters_${which}`] as object | undefined) ?? {}) });
+  const sources = [call.args.source_a, call.args.source_b];
+  if (checkDuplicates && explained && checks.length === 0 && sources[0] !== sources[1]) {
+    return { toolCalls: (['a', 'b'] as const).map((which) => ({ name: 'find_duplicates', args: { source: call.args[`source_${which}`], ...(Object.keys(filtersOf(which)).length ? { filters: filtersOf(which) } : {}) } })) };
+  }
+  const sides = done.slice(explained ? 2 : 1).filter((c) => c.name === 'query_source');
   if (split.length && sides.length === 0 && first.summary?.match > 0) {
-    const side = (which: 'a' | 'b') => {
-      const filters = { ...((call.args.filters as object | undefined) ?? {}), ...((call.args[`filters_${which}`] as object | undefined) ?? {}) };
-      return { name: 'query_source', args: { source: call.args[`source_${which}`], measures: [call.args.measure], dimensions: split, ...(Object.keys(filters).length ? { filters } : {}) } };
-    };
+    const side = (which: 'a' | 'b') => ({ name: 'query_source', args: { source: call.args[`source_${which}`], measures: [call.args.measure], dimensions: split, ...(Object.keys(filtersOf(which)).length ? { filters: filtersOf(which) } : {}) } });
     return { toolCalls: [side('a'), side('b')] };
   }
-  const f = textFormat(locale);
   // "How far apart / by how much": the size of the gap first.
   const answer = `${sizeFirst && first.summary?.aligned_rows ? `${differenceLead(first, f)}\n` : ''}${comparisonAnswer(first, explained ? done[1]?.result : undefined, f)}`;
-  return { answer: sides.length === 2 ? `${answer}\n${splitAnswer(first, sides[0]!.result, sides[1]!.result, split, f)}` : answer };
+  const duplicated = checks.filter((c) => !c.result?.error && c.result?.duplicate_groups > 0).map((c) => `Records loaded more than once: ${c.result.finding}`);
+  return { answer: [sides.length === 2 ? `${answer}\n${splitAnswer(first, sides[0]!.result, sides[1]!.result, split, f)}` : answer, ...duplicated].join('\n') };
 }
 
 

@@ -33,7 +33,7 @@ export function rankAnswer(result: Json, ranking: Ranking, catalog: Catalog, f: 
   const noun = ranking.grain ?? dimension.replace(/_/g, ' ');
   const head = (end: string, count: number) => `${end} ${noun}${count === 1 ? '' : ' values'} by ${measure.name} in ${result.source}${scope ? ` for ${scope}` : ''}`;
   const numeric = (result.rows as Json[]).filter((row) => typeof row[measure.name] === 'number');
-  const rows = ranking.grain === 'quarter' ? byQuarter(numeric, dimension, [measure.name]) : numeric;
+  const rows = ranking.grain === 'quarter' ? byQuarter(numeric, dimension, [measure.name], catalog.fiscalYearStart) : numeric;
   if (rows.length === 0) return `No data in ${result.source}${scope ? ` for ${scope}` : ''}.`;
   const costs = rows.every((row) => row[measure.name] <= 0);
   const mixed = rows.some((row) => row[measure.name] < 0) && rows.some((row) => row[measure.name] > 0);
@@ -68,13 +68,14 @@ export function rankAnswer(result: Json, ranking: Ranking, catalog: Catalog, f: 
  * byQuarter([{ period: '2024010', currency: 'EUR', amount: 1 }, { period: '2024011', currency: 'EUR', amount: 2 }], 'period', ['amount'])
  * // [{ period: 'Q4 2024', currency: 'EUR', amount: 3 }]
  */
-export function byQuarter(rows: Json[], dimension: string, measures: string[]): Json[] {
+export function byQuarter(rows: Json[], dimension: string, measures: string[], fiscalYearStart = 1): Json[] {
   const quarters = new Map<string, Json>();
   for (const row of rows) {
     const period = String(row[dimension]);
     const month = Number(period.slice(4));
     if (!/^\d{7}$/.test(period) || month < 1 || month > 12) continue;
-    const label = `Q${Math.ceil(month / 3)} ${period.slice(0, 4)}`;
+    // A fiscal year that does not start in January is named as such: "Q1 FY2024" (April–June 2024).
+    const label = `Q${Math.ceil(month / 3)} ${fiscalYearStart === 1 ? '' : 'FY'}${period.slice(0, 4)}`;
     const key = JSON.stringify(Object.entries(row).filter(([name]) => !measures.includes(name) && name !== dimension).concat([[dimension, label]]));
     const quarter = quarters.get(key) ?? { ...row, [dimension]: label, ...Object.fromEntries(measures.map((m) => [m, 0])) };
     for (const m of measures) quarter[m] = Math.round((quarter[m] + (typeof row[m] === 'number' ? row[m] : 0)) * 100) / 100;

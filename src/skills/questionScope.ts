@@ -55,3 +55,34 @@ export function scopeOn(source: Source, filters: Record<string, FilterValue>): {
 export function sourcesWith(catalog: Catalog, dimension: string): string[] {
   return [...catalog.sources.values()].filter((source) => source.dimensions.has(dimension)).map((source) => source.name);
 }
+
+/**
+ * The two sources that hold the given versions whole, when versions are kept in tables of their
+ * own (a budget table beside the actuals, paired by `implied: {version: …}`) rather than in a
+ * version dimension: "actual vs budget" then compares the two sources. Undefined when the
+ * catalog has no such pair.
+ *
+ * @example
+ * impliedVersionPair(catalog, ['ACTUAL', 'BUDGET']) // ['gl_extract', 'gl_plan']
+ */
+export function impliedVersionPair(catalog: Catalog, versions: readonly [string, string]): [string, string] | undefined {
+  const holding = (version: string) => [...catalog.sources.values()].find((source) => !source.dimensions.has('version') && source.implied.version?.toUpperCase() === version.toUpperCase())?.name;
+  const [a, b] = [holding(versions[0]), holding(versions[1])];
+  return a && b && a !== b ? [a, b] : undefined;
+}
+
+/**
+ * The source paired with `name` by implied versions (the actuals of a budget table, the budget
+ * of the actuals), with the actuals first: "compare the export revenue with budget".
+ *
+ * @example
+ * versionPartner(catalog, 'gl_plan') // ['gl_extract', 'gl_plan']
+ */
+export function versionPartner(catalog: Catalog, name: string): [string, string] | undefined {
+  const own = catalog.sources.get(name)?.implied.version;
+  if (own === undefined) return undefined;
+  const others = [...catalog.sources.values()].filter((source) => source.name !== name && !source.dimensions.has('version') && source.implied.version !== undefined && source.implied.version !== own);
+  const partner = others.length === 1 ? others[0]! : others.find((source) => source.implied.version === 'ACTUAL');
+  if (!partner) return undefined;
+  return own === 'ACTUAL' ? [name, partner.name] : [partner.name, name];
+}

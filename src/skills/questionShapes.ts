@@ -18,7 +18,7 @@ export const shapeIntents: Record<string, string[]> = {
   // "Average monthly revenue": the total over the months asked for, divided by their number.
   average: ['average', 'averages', 'averaged', 'avg', 'on average', 'monthly average', 'average monthly', 'per month on average'],
   // "Which quarter was highest": the periods ranked by quarter.
-  quarter_grain: ['quarter', 'quarters', 'which quarter', 'what quarter'],
+  quarter_grain: ['quarter', 'quarters', 'fiscal quarter', 'fiscal quarters', 'which quarter', 'what quarter'],
   // The size of one figure or gap: "how big is the gap", "how large was the duplicated load".
   magnitude: ['how big', 'how large', 'how wide', 'size of the gap', 'size of the difference', 'size of the'],
   // A difference between two sides: never answered with one side or their sum.
