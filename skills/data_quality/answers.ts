@@ -3,6 +3,7 @@
  * values and unusual periods, with the records to correct. Every figure comes from a result.
  */
 import { countText, listOf, type TextFormat } from '../../src/skills/answerText.ts';
+import { roundAmount } from '../../src/skills/api.ts';
 import { times } from './scope.ts';
 
 type Json = Record<string, any>;
@@ -23,11 +24,31 @@ function placeText(values: Json, names: string[], f: TextFormat): string {
 }
 
 /** "document 0100000360 line 1", or "company 1000, group account G4000000". */
-function recordText(key: Json): string {
+function recordText(key: Json, f: TextFormat): string {
   if ('document' in key && 'document_line' in key) return `document ${key.document} line ${key.document_line}`;
   return Object.entries(key)
-    .map(([name, value]) => `${name.replace(/_/g, ' ')} ${value ?? '(blank)'}`)
+    .map(([name, value]) => `${name.replace(/_/g, ' ')} ${value === null || value === undefined ? '(blank)' : f.value(name, value)}`)
     .join(', ');
+}
+
+/**
+ * The scope's total with every duplicated record counted once: the total as loaded (a
+ * query_source result over the same filters) less the extra copies, per currency.
+ *
+ * @example
+ * countedOnceAnswer(duplicates, totals, textFormat())
+ * // 'Counted once, the total of gl_plan for company IN01, … is 144,190,000.00 INR: 125,760,000.00 INR as loaded, less -18,430,000.00 INR counted twice.'
+ */
+export function countedOnceAnswer(duplicates: Json, totals: Json, f: TextFormat): string {
+  const measure: string = duplicates.measure.name;
+  const scope = f.filters(duplicates.filters);
+  const extra = new Map<string | null, number>((duplicates.totals as Json[]).map((t) => [t.currency ?? null, t.duplicated_amount ?? 0]));
+  const parts = (totals.rows as Json[]).map((row) => {
+    const currency = row.currency ?? null;
+    const copies = extra.get(currency) ?? 0;
+    return `${f.amount(roundAmount(row[measure] - copies), currency)}: ${f.amount(row[measure], currency)} as loaded, less ${f.amount(copies, currency)} counted more than once`;
+  });
+  return `Counted once, the ${measure} of ${duplicates.source}${scope ? ` for ${scope}` : ''} is ${parts.join('; ')}.`;
 }
 
 /** The duplicates found (and, when none were, what the period comparison shows). */
@@ -73,7 +94,7 @@ export function duplicatesAnswer(result: Json, f: TextFormat, outliers?: Json): 
     for (const group of groups.slice(0, MAX_LISTED_ROWS)) {
       const key = Object.fromEntries(keyNames.map((name) => [name, group[name]]));
       const groupCurrency = currencyName ? group[currencyName] : null;
-      lines.push(`- ${recordText(key)}: ${f.amount(group.amount / group.copies, groupCurrency)}, ${times(group.copies)}${ignored.map((name) => ((group[name] ?? []).length > 1 ? ` (${listOf(group[name])})` : '')).join('')}`);
+      lines.push(`- ${recordText(key, f)}: ${f.amount(group.amount / group.copies, groupCurrency)}, ${times(group.copies)}${ignored.map((name) => ((group[name] ?? []).length > 1 ? ` (${listOf(group[name])})` : '')).join('')}`);
     }
     if (groups.length > MAX_LISTED_ROWS) lines.push(`(${groups.length - MAX_LISTED_ROWS} more in the tool result.)`);
   }
@@ -114,7 +135,7 @@ export function blanksAnswer(result: Json, f: TextFormat): string {
         ? { document: example.document, document_line: example.document_line }
         : Object.fromEntries(Object.entries(example).filter(([name]) => !['amount', 'currency', d.dimension].includes(name)));
       const amount = typeof example.amount === 'number' ? `${f.amount(example.amount, example.currency ?? null)} ` : '';
-      lines.push(`- ${recordText(key)}: ${amount}(${value === null ? 'NULL' : value === '' ? 'empty' : `'${value}'`})`);
+      lines.push(`- ${recordText(key, f)}: ${amount}(${value === null ? 'NULL' : value === '' ? 'empty' : `'${value}'`})`);
     }
     if (d.blank_rows > d.examples.length) lines.push(`(${d.blank_rows - d.examples.length} more ${noun}s in the data.)`);
   }

@@ -7,12 +7,17 @@ import { failedStep, textFormat } from '../../src/skills/answerText.ts';
 import { defineQuestionForm, type CompletedCall, type PlannedCall, type Understanding } from '../../src/skills/api.ts';
 import { scopeOn, sourceFor } from '../../src/skills/questionScope.ts';
 import { periodDimension, type Catalog } from '../../src/catalog/catalog.ts';
-import { blanksAnswer, duplicatesAnswer, outliersAnswer } from './answers.ts';
+import { blanksAnswer, countedOnceAnswer, duplicatesAnswer, outliersAnswer } from './answers.ts';
+
+const withoutCopies = ['without the duplicates', 'without duplicates', 'excluding duplicates', 'excluding the duplicates', 'net of duplicates', 'deduplicated', 'without the extra copies', 'without the copies', 'without copies'];
 
 export const duplicatesForm = defineQuestionForm({
   name: 'find_duplicates',
   intents: {
-    duplicates: ['duplicate', 'duplicates', 'duplicated', 'duplication', 'duplicate records', 'doubled', 'double', 'twice', 'double counted', 'double counting', 'counted twice', 'loaded twice', 'posted twice', 'booked twice', 'copies', 'copied', 'repeated', 'loaded two times', 'loaded multiple times', 'delta load'],
+    duplicates: [...withoutCopies, 'duplicate', 'duplicates', 'duplicated', 'duplication', 'duplicate records', 'doubled', 'double', 'twice', 'double counted', 'double counting', 'counted twice', 'loaded twice', 'posted twice', 'booked twice', 'copies', 'copied', 'repeated', 'loaded two times', 'loaded multiple times', 'delta load'],
+    // "the budget if the duplicated line is counted only once": the total without the extra copies.
+    // Phrases naming the copies are listed under duplicates too, so they keep asking about them.
+    counted_once: ['counted once', 'counted only once', 'only once', 'just once', 'once only', ...withoutCopies],
     too_high: ['too high', 'too much', 'too big', 'too large', 'inflated', 'overstated', 'higher than expected', 'higher than usual', 'higher than normal', 'higher than before', 'jumped', 'jump'],
   },
   examples: ['Why is December doubled in fi_reporting?', 'Are there duplicate records in fi_reporting for company 1000?'],
@@ -29,7 +34,12 @@ export const duplicatesForm = defineQuestionForm({
       const outliers = outliersCall(q, context.catalog);
       if (outliers && !('clarify' in outliers)) return { toolCalls: [outliers] };
     }
-    return { answer: duplicatesAnswer(duplicates, textFormat(context.locale, context.catalog.fiscalYearStart), done[1]?.result) };
+    // "… if the duplicated line is counted only once?": the scope's total as loaded, then less the copies.
+    const once = q.intents.has('counted_once') && duplicates.duplicate_groups > 0 && duplicates.measure;
+    if (once && done.length === 1) return { toolCalls: [{ name: 'query_source', args: { source: duplicates.source, measures: [duplicates.measure.name], ...(call.args.filters ? { filters: call.args.filters } : {}) } }] };
+    const f = textFormat(context.locale, context.catalog.fiscalYearStart);
+    const answer = duplicatesAnswer(duplicates, f, once ? undefined : done[1]?.result);
+    return { answer: once ? `${countedOnceAnswer(duplicates, done[1]!.result, f)}\n${answer}` : answer };
   },
 });
 
