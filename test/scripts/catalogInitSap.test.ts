@@ -100,10 +100,19 @@ describe.each(Object.keys(from))('the second sample drafted from %s', (engine) =
     expect(document.sources.gl_extract.measures.amount.synonyms).toEqual(expect.arrayContaining(['local currency']));
   });
 
+  it('declares balance-sheet subjects not held, since skat describes every account as revenue or expenses', () => {
+    const { document, yaml, err } = draft();
+    expect(err).toContain('Not held: balance sheet, balance sheets, assets, liabilities, equity…: every one of the 7 accounts in skat is described as revenue or expenses');
+    expect(document.not_held).toEqual([{ terms: expect.arrayContaining(['balance sheet', 'assets', 'liabilities']), reason: expect.stringContaining('profit-and-loss accounts only') }]);
+    expect(yaml).toContain('# CHECK: every one of the 7 accounts in skat is described as revenue or expenses');
+  });
+
   it('pairs the budget table with the ledger as its BUDGET version and reports what it decided', () => {
     const { document, err, file } = draft();
-    expect(document.sources.gl_extract).toMatchObject({ implied: { version: 'ACTUAL' }, aliases: ['actuals'] });
-    expect(document.sources.gl_plan).toMatchObject({ implied: { version: 'BUDGET' }, aliases: ['budget', 'plan'] });
+    expect(document.sources.gl_extract).toMatchObject({ implied: { version: 'ACTUAL' }, aliases: ['GL', 'general ledger', 'ledger', 'actuals'] });
+    expect(document.sources.gl_plan).toMatchObject({ implied: { version: 'BUDGET' }, aliases: ['budget', 'plan', 'budgeted', 'planned'] });
+    // "How many GL lines": every source counts its rows under the words people use for them.
+    expect(document.sources.gl_extract.measures.row_count.synonyms).toEqual(expect.arrayContaining(['lines', 'records', 'postings']));
     expect(err).toContain(`into ${file}`);
     expect(err).toContain('gl_plan is the BUDGET of gl_extract: actual vs budget = compare_sources gl_extract vs gl_plan on amount');
     expect(err).toMatch(/period +gjahr_monat +period YYYYMM +sure/);

@@ -13,7 +13,7 @@ import { roleOf, valueText, type Confidence } from './columnRole.ts';
 import type { TableProfile } from './introspect.ts';
 import { logicalName, uniqueName } from './logicalNames.ts';
 import type { PeriodFormat } from './periodFormat.ts';
-import type { Term } from './vocabulary.ts';
+import { ROW_COUNT_WORDS, type Term } from './vocabulary.ts';
 
 /** A dimension as the catalog will hold it (catalog.ts), plus the notes of the draft. */
 export interface DimensionDraft extends Pick<Dimension, 'name' | 'column' | 'type' | 'description' | 'examples' | 'cardinality' | 'synonyms'> {
@@ -167,7 +167,7 @@ export function draftSource(profile: TableProfile, usedNames: Set<string>): { ok
   if (dimensions.length === 0) return { ok: false, reason: 'no column fit for a dimension (text, a date or period, a key)' };
   attachCurrencies(dimensions, measures);
 
-  const rowCount: MeasureDraft = { name: uniqueName('row_count', used), aggregation: 'count', unit: 'rows', description: 'Number of rows', synonyms: [], confidence: 'sure', basis: 'every source counts its rows', checks: [] };
+  const rowCount: MeasureDraft = { name: uniqueName('row_count', used), aggregation: 'count', unit: 'rows', description: 'Number of rows', synonyms: [...ROW_COUNT_WORDS], confidence: 'sure', basis: 'every source counts its rows', checks: [] };
   const amount = measures.find((m) => m.name === 'amount') ?? measures.find((m) => m.currency_dimension !== undefined) ?? measures.find((m) => !m.quantity) ?? measures[0];
   const name = uniqueName(logicalName(profile.table), usedNames);
   const rows = profile.sampled ? `more than ${profile.rows} rows (the draft read the first ${profile.rows})` : count(profile.rows, 'row');

@@ -19,6 +19,7 @@ import { draftSource, guessAlignOn, type SourceDraft } from './guess.ts';
 import { listTables, profileTable, type TableProfile } from './introspect.ts';
 import { applyValueNames, masterDataOf } from './masterData.ts';
 import { pairPlans } from './pairing.ts';
+import { BALANCE_SHEET_TERMS, LEDGER_TABLE, PLAN_TABLE } from './vocabulary.ts';
 import { renderDraft } from './render.ts';
 import { draftReport, type ReportInput } from './report.ts';
 
@@ -101,21 +102,42 @@ export async function draftCatalog(options: DraftOptions): Promise<DraftResult> 
     }
     const sources = drafted.map((d) => d.source).filter((source) => !masters.some((m) => m.table === source.table));
     if (sources.length === 0) throw new Error(`nothing to draft in ${target}: ${notDrafted.map((t) => `${t.table} (${t.reason})`).join('; ') || 'it has no tables'}`);
+    // "the GL": the one ledger table answers to it (with two, the word would be ambiguous).
+    const ledgers = sources.filter((source) => LEDGER_TABLE.pattern.test(source.table) && !PLAN_TABLE.some(({ pattern }) => pattern.test(source.table)));
+    if (ledgers.length === 1) ledgers[0]!.aliases.push(...LEDGER_TABLE.aliases);
     const pairings = pairPlans(sources);
     if (files) for (const source of sources) source.connection = FILES_CONNECTION;
     const connections = files ? { [FILES_CONNECTION]: { files: catalogPaths(pickTables(files, sources), options.catalogDirectory) } } : undefined;
     const fiscalYear = fiscalYearOf(drafted.map((d) => d.profile));
-    const yaml = renderDraft({ sources, alignment: guessAlignOn(sources), header: header(options.from, target, sources.length, files !== undefined, options.catalogDirectory !== undefined), notDrafted, ...(connections ? { connections } : {}), ...(fiscalYear ? { fiscalYear } : {}) });
+    const notHeld = profitAndLossOnly(masters);
+    const yaml = renderDraft({ sources, alignment: guessAlignOn(sources), header: header(options.from, target, sources.length, files !== undefined, options.catalogDirectory !== undefined), notDrafted, ...(connections ? { connections } : {}), ...(fiscalYear ? { fiscalYear } : {}), ...(notHeld ? { notHeld: [notHeld] } : {}) });
     // The draft must be a catalog; a failure here is a bug of the drafter, not of the database.
     const checked = catalogSchema.safeParse(parse(yaml));
     if (!checked.success) throw new Error(`the draft is not a valid catalog (a bug of catalog:init): ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     const needs = periodNeeds(sources);
-    return { yaml, sources: sources.map((s) => s.name), notDrafted, target, report: draftReport({ sources, pairings, masters, needs, ...(fiscalYear ? { fiscalYear } : {}) }) };
+    return { yaml, sources: sources.map((s) => s.name), notDrafted, target, report: draftReport({ sources, pairings, masters, needs, ...(fiscalYear ? { fiscalYear } : {}), ...(notHeld ? { notHeld: [notHeld] } : {}) }) };
   } catch (error) {
     throw redact(error);
   } finally {
     await engine.close();
   }
+}
+
+/**
+ * Balance-sheet subjects as not held, when the account master data names every account revenue
+ * or expenses (read in full, not cut at the value-name limit).
+ */
+function profitAndLossOnly(masters: readonly { table: string; named: readonly { dimension: string; names: number; words: Record<string, number>; truncated?: boolean }[] }[]) {
+  for (const { table, named } of masters) {
+    const accounts = named.find((n) => n.dimension === 'account' && n.names > 0 && !n.truncated);
+    if (!accounts || (accounts.words.revenue ?? 0) + (accounts.words.expenses ?? 0) !== accounts.names) continue;
+    return {
+      terms: [...BALANCE_SHEET_TERMS],
+      reason: 'the accounts are profit-and-loss accounts only (revenue and expenses): balance-sheet figures are not in the data',
+      basis: `every one of the ${accounts.names} accounts in ${table} is described as revenue or expenses`,
+    };
+  }
+  return undefined;
 }
 
 /** Only the files of the drafted sources are declared (master data and skipped tables are not read by the service). */

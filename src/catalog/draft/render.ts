@@ -20,6 +20,8 @@ export interface RenderInput {
   connections?: Record<string, { files: Record<string, string> }>;
   /** The fiscal year's first month, when the data declares it (fiscalYear.ts). */
   fiscalYear?: FiscalYearGuess;
+  /** Subjects the data lacks, with the evidence (a CHECK comment): `not_held` of the catalog. */
+  notHeld?: { terms: string[]; reason: string; basis: string }[];
 }
 
 /** What a person must do with any draft, whatever the database. */
@@ -61,11 +63,14 @@ function draftDocument(input: RenderInput): Document {
       thresholds: { match: { absolute: 0.01, percent: 0.01 }, minor: { absolute: 1000, percent: 1 } },
     },
     sources: Object.fromEntries(input.sources.map((source) => [source.name, sourceDocument(source)])),
+    ...(input.notHeld?.length ? { not_held: input.notHeld.map(({ terms, reason }) => ({ terms, reason })) } : {}),
   });
   const notDrafted = input.notDrafted.map((t) => `Not drafted: table ${t.table}: ${t.reason}.`);
   document.commentBefore = comment([...input.header, '', ...INSTRUCTIONS, ...(notDrafted.length ? ['', ...notDrafted] : [])]);
 
   if (input.fiscalYear) commentKey(document, ['fiscal_year_start'], [`CHECK: the fiscal year starts in month ${input.fiscalYear.month}: ${input.fiscalYear.basis}. Months are read as periods of it.`]);
+  if (input.notHeld?.length) commentKey(document, ['not_held'], input.notHeld.map(({ basis }) => `CHECK: ${basis}. Questions about these subjects are declined with the reason.`));
+  for (const index of input.notHeld?.keys() ?? []) flow(document, ['not_held', index, 'terms']);
   commentKey(document, ['comparison', 'default_align_on'], input.alignment.checks);
   commentKey(document, ['comparison', 'thresholds'], [
     'CHECK: tolerances of a comparison, in the measure\'s units: match if the absolute difference and the percent are',
@@ -152,7 +157,7 @@ function commentValue(document: Document, path: string[], text: string): void {
 }
 
 /** Short lists and pairs on one line (`[a, b]`, `{ absolute: 1, percent: 1 }`). */
-function flow(document: Document, path: string[]): void {
+function flow(document: Document, path: (string | number)[]): void {
   const node = document.getIn(path, true);
   if (isSeq(node) || isMap(node)) node.flow = true;
 }

@@ -18,6 +18,8 @@ export interface ReportInput {
   needs: string[];
   /** The fiscal year's first month, when the data declares it. */
   fiscalYear?: FiscalYearGuess;
+  /** Subjects declared not held, with the evidence. */
+  notHeld?: readonly { terms: string[]; basis: string }[];
 }
 
 const LEGEND = 'sure: the name (ERP dictionary) and the data agree; likely: read from the data alone; guess: look at it';
@@ -52,6 +54,7 @@ export function draftReport(input: ReportInput): string[] {
     for (const p of input.pairings) lines.push(`  ${p.plan} is the ${p.version} of ${p.actual}: actual vs budget = compare_sources ${p.actual} vs ${p.plan} on ${p.measure}, aligned on ${p.shared.join(', ')}  [${p.confidence}: ${p.basis}]`);
   }
   if (input.fiscalYear) lines.push('', `Fiscal year: starts in month ${input.fiscalYear.month} (fiscal_year_start: ${input.fiscalYear.month}): ${input.fiscalYear.basis}  [likely]`);
+  for (const subject of input.notHeld ?? []) lines.push('', `Not held: ${subject.terms.slice(0, 5).join(', ')}…: ${subject.basis}, so such questions are declined  [likely]`);
   if (input.masters.length > 0) {
     lines.push('', 'Master data (not drafted as sources: their descriptions became value names):');
     for (const master of input.masters) {
@@ -69,7 +72,7 @@ export function draftReport(input: ReportInput): string[] {
     ...input.needs.map((need) => `  - ${need}`),
     `  - ${checks} CHECK notes in the file: confirm or correct each.`,
     '  - Descriptions are placeholders (the model reads them): say what a row is and what each column means.',
-    `  - What the data cannot tell: ${input.fiscalYear ? '' : 'a fiscal year that does not start in January (fiscal_year_start), '}group_currency, not_held subjects, defaults.filters.`,
+    `  - What the data cannot tell: ${input.fiscalYear ? '' : 'a fiscal year that does not start in January (fiscal_year_start), '}group_currency, ${input.notHeld?.length ? 'more ' : ''}not_held subjects, defaults.filters.`,
   );
   return lines;
 }

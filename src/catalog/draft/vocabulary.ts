@@ -101,5 +101,21 @@ export const VALUE_WORDS: readonly { pattern: RegExp; name: string }[] = [
 /** Table names that say the table holds a plan, and the version it is. */
 export const PLAN_TABLE: readonly { pattern: RegExp; version: string; aliases: readonly string[] }[] = [
   { pattern: /forecast|fcst|prognose|hochrechnung/i, version: 'FORECAST', aliases: ['forecast'] },
-  { pattern: /budget|plan|soll/i, version: 'BUDGET', aliases: ['budget', 'plan'] },
+  { pattern: /budget|plan|soll/i, version: 'BUDGET', aliases: ['budget', 'plan', 'budgeted', 'planned'] },
 ];
+
+/**
+ * Table names that say the table is the general ledger (SAP's ACDOCA, FAGLFLEXA, BSEG, BSIS, a
+ * `gl_…` extract, "Hauptbuch"), and the words people use for it: "how many GL lines".
+ */
+export const LEDGER_TABLE = { pattern: /^(gl|acdoca|fagl|bseg|bsis)(_|$)|ledger|hauptbuch/i, aliases: ['GL', 'general ledger', 'ledger'] } as const;
+
+/** Words for a count of rows: "how many lines did SG01 post", "number of records". */
+export const ROW_COUNT_WORDS: readonly string[] = ['row count', 'number of rows', 'how many rows', 'records', 'number of records', 'lines', 'line count', 'number of lines', 'how many lines', 'line items', 'entries', 'postings', 'number of postings'];
+
+/**
+ * Subjects a ledger holding profit-and-loss accounts only cannot answer: when every account of the
+ * master data is revenue or expenses, the draft declares them not held, so "CA01's balance sheet"
+ * is declined instead of answered with a P&L total.
+ */
+export const BALANCE_SHEET_TERMS: readonly string[] = ['balance sheet', 'balance sheets', 'assets', 'liabilities', 'equity', 'cash balance', 'bank balance', 'receivables', 'payables', 'inventory', 'working capital'];

@@ -91,8 +91,9 @@ describe('a SAP-shaped ledger with a budget table and master data', () => {
   });
 
   it('drafts the budget table as the BUDGET of the ledger and says so in the report', () => {
-    expect(document.sources.gl_lines).toMatchObject({ implied: { version: 'ACTUAL' }, aliases: ['actuals'] });
-    expect(document.sources.budget).toMatchObject({ implied: { version: 'BUDGET' }, aliases: ['budget', 'plan'] });
+    // The one ledger table is "the GL"; the budget answers to "budgeted" and "planned" too.
+    expect(document.sources.gl_lines).toMatchObject({ implied: { version: 'ACTUAL' }, aliases: ['GL', 'general ledger', 'ledger', 'actuals'] });
+    expect(document.sources.budget).toMatchObject({ implied: { version: 'BUDGET' }, aliases: ['budget', 'plan', 'budgeted', 'planned'] });
     const report = draft.report.join('\n');
     expect(report).toContain('budget is the BUDGET of gl_lines: actual vs budget = compare_sources gl_lines vs budget on amount');
     expect(report).toMatch(/period +periode +period YYYYPPP +sure/);
