@@ -35,7 +35,7 @@ export const excludeForm = defineQuestionForm({
       const args = { source: source.name, measures: [measure], dimensions: [dimension], ...(Object.keys(scope.filters).length ? { filters: scope.filters } : {}), limit: MAX_QUERY_ROWS };
       return { toolCalls: [{ name: 'query_source', args }] };
     }
-    return failedStep(done) ?? excludedTotal(done[0]!, dimension, left, catalog, textFormat(context.locale, context.catalog.fiscalYearStart));
+    return failedStep(done) ?? excludedTotal(done[0]!, dimension, left, catalog, textFormat(context.locale, context.catalog.periodCalendar));
   },
 });
 

@@ -36,7 +36,7 @@ export const queryForm = defineQuestionForm({
     return q.sources.length === 1 || q.measure !== undefined || Object.keys(q.filters).length > 0 || q.groupBy.length > 0 ? 1 : 0;
   },
   plan: (q, done, context) => {
-    const f = textFormat(context.locale, context.catalog.fiscalYearStart);
+    const f = textFormat(context.locale, context.catalog.periodCalendar);
     // A net is over the values listed (both intercompany accounts): those are not split.
     if (q.intents.has('net')) q = { ...q, groupBy: q.groupBy.filter((d) => !Array.isArray(q.filters[d])) };
     // "By quarter": read by period, summed into quarters in the answer.
@@ -138,7 +138,7 @@ export const compareSourcesForm = defineQuestionForm({
     // Actuals against a budget kept in its own table: a budget line loaded twice is a likely cause.
     const budgetPair = versionPartner(context.catalog, a)?.includes(b) ?? false;
     const duplicatesAvailable = budgetPair && context.tools.includes('find_duplicates') && q.intents.has('why');
-    return comparisonSteps(call, done, textFormat(context.locale, context.catalog.fiscalYearStart), q.groupBy.filter((d) => alignOn?.includes(d)), sizeAsked(q), duplicatesAvailable);
+    return comparisonSteps(call, done, textFormat(context.locale, context.catalog.periodCalendar), q.groupBy.filter((d) => alignOn?.includes(d)), sizeAsked(q), duplicatesAvailable);
   },
 });
 
@@ -197,7 +197,7 @@ export const compareValuesForm = defineQuestionForm({
       filters_b: { [dimension]: sides[1] },
       ...(dimension !== 'version' || q.groupBy.some(held) ? { align_on: alignOn } : {}),
     };
-    return comparisonSteps({ name: 'compare_sources', args }, done, textFormat(context.locale, context.catalog.fiscalYearStart), [], sizeAsked(q));
+    return comparisonSteps({ name: 'compare_sources', args }, done, textFormat(context.locale, context.catalog.periodCalendar), [], sizeAsked(q));
   },
 });
 

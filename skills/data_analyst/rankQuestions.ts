@@ -67,7 +67,7 @@ function rankCall(q: Understanding, catalog: Catalog, source: Source, dimension:
 function rankStep(ranking: Ranking, done: readonly CompletedCall[], catalog: Catalog, locale: string): PlanStep {
   const result = done[0]!.result;
   const currencies = new Set((result.rows as Record<string, unknown>[]).map((row) => row.currency).filter((c) => c !== undefined));
-  if (currencies.size <= 1) return { answer: rankAnswer(result, ranking, catalog, textFormat(locale, catalog.fiscalYearStart)) };
+  if (currencies.size <= 1) return { answer: rankAnswer(result, ranking, catalog, textFormat(locale, catalog.periodCalendar)) };
   const withGroupCurrency = [...catalog.sources.values()].filter(hasGroupCurrency).map((s) => s.name);
   const dimension = ranking.dimension!.replace(/_/g, ' ');
   return { clarify: `The ${dimension} values in ${result.source} are in different currencies (${[...currencies].join(', ')}), so I won't rank them against each other. Should I rank them for one company or currency${withGroupCurrency.length ? `, or in group currency (${withGroupCurrency.join(' or ')})` : ''}?` };

@@ -37,7 +37,7 @@ export const duplicatesForm = defineQuestionForm({
     // "… if the duplicated line is counted only once?": the scope's total as loaded, then less the copies.
     const once = q.intents.has('counted_once') && duplicates.duplicate_groups > 0 && duplicates.measure;
     if (once && done.length === 1) return { toolCalls: [{ name: 'query_source', args: { source: duplicates.source, measures: [duplicates.measure.name], ...(call.args.filters ? { filters: call.args.filters } : {}) } }] };
-    const f = textFormat(context.locale, context.catalog.fiscalYearStart);
+    const f = textFormat(context.locale, context.catalog.periodCalendar);
     const answer = duplicatesAnswer(duplicates, f, once ? undefined : done[1]?.result);
     return { answer: once ? `${countedOnceAnswer(duplicates, done[1]!.result, f)}\n${answer}` : answer };
   },
@@ -58,7 +58,7 @@ export const blanksForm = defineQuestionForm({
     if (scope.problem) return { clarify: scope.problem };
     const call = { name: 'find_blank_values', args: { source: sourceName, ...(dimensions.length ? { dimensions } : {}), ...(Object.keys(scope.filters).length ? { filters: scope.filters } : {}) } };
     if (done.length === 0) return { toolCalls: [call] };
-    return failedStep(done) ?? { answer: blanksAnswer(done[0]!.result, textFormat(context.locale, context.catalog.fiscalYearStart)) };
+    return failedStep(done) ?? { answer: blanksAnswer(done[0]!.result, textFormat(context.locale, context.catalog.periodCalendar)) };
   },
 });
 
@@ -81,7 +81,7 @@ export const outliersForm = defineQuestionForm({
     // The top outlier was loaded by more load requests than usual: look for the duplicated load there.
     const follow = done.length === 1 ? duplicatesForOutlier(done[0]!) : undefined;
     if (follow) return { toolCalls: [follow] };
-    return { answer: outliersAnswer(done[0]!.result, textFormat(context.locale, context.catalog.fiscalYearStart), done[1]?.result) };
+    return { answer: outliersAnswer(done[0]!.result, textFormat(context.locale, context.catalog.periodCalendar), done[1]?.result) };
   },
 });
 

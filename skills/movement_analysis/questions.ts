@@ -45,7 +45,7 @@ export const comparePeriodsForm = defineQuestionForm({
       ...(Object.keys(scope.filters).length ? { filters: scope.filters } : {}),
     };
     if (done.length === 0) return { toolCalls: [{ name: 'compare_periods', args }] };
-    return failedStep(done) ?? { answer: movementAnswer(done[0]!.result, textFormat(context.locale, context.catalog.fiscalYearStart), sides.assumed) };
+    return failedStep(done) ?? { answer: movementAnswer(done[0]!.result, textFormat(context.locale, context.catalog.periodCalendar), sides.assumed) };
   },
 });
 
@@ -72,7 +72,7 @@ export const periodTrendForm = defineQuestionForm({
       ...(Object.keys(scope.filters).length ? { filters: scope.filters } : {}),
     };
     if (done.length === 0) return { toolCalls: [{ name: 'period_trend', args }] };
-    return failedStep(done) ?? { answer: trendAnswer(done[0]!.result, textFormat(context.locale, context.catalog.fiscalYearStart)) };
+    return failedStep(done) ?? { answer: trendAnswer(done[0]!.result, textFormat(context.locale, context.catalog.periodCalendar)) };
   },
 });
 

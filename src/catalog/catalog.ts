@@ -66,6 +66,11 @@ export interface Catalog {
   groupCurrency: string | undefined;
   /** The calendar month the fiscal year starts in (1: January); fiscal years are named by their start. */
   fiscalYearStart: number;
+  /**
+   * The fiscal year start with the first calendar notation a period dimension is stored in
+   * (YYYYMM, YYYY-MM, date), else YYYYPPP: how answers spell a period and how questions read one.
+   */
+  periodCalendar: PeriodCalendar;
   defaultAlignOn: string[];
   thresholds: Thresholds;
   /** Subjects the data does not hold, with the reason (declined plainly when asked about). */
@@ -133,6 +138,7 @@ export function buildCatalog(document: CatalogDocument, path: string, connection
     sources,
     groupCurrency: document.group_currency,
     fiscalYearStart: document.fiscal_year_start,
+    periodCalendar: periodCalendarOf(sources, document.fiscal_year_start),
     defaultAlignOn: document.comparison.default_align_on,
     thresholds: document.comparison.thresholds,
     notHeld: document.not_held,
@@ -224,4 +230,10 @@ export function measureUnit(measure: Measure): string {
 /** Dimension names two sources share: the keys a comparison can align on. */
 export function commonDimensions(a: Source, b: Source): string[] {
   return [...a.dimensions.keys()].filter((name) => b.dimensions.has(name));
+}
+
+function periodCalendarOf(sources: ReadonlyMap<string, Source>, fiscalYearStart: number): PeriodCalendar {
+  const formats = [...sources.values()].flatMap((source) => [...source.dimensions.values()].map((d) => d.calendar?.format));
+  const calendarFormat = formats.find((format) => format === 'YYYYMM' || format === 'YYYY-MM' || format === 'date');
+  return { format: calendarFormat ?? 'YYYYPPP', fiscalYearStart };
 }

@@ -3,7 +3,7 @@
  * forms: amounts and percentages in the reader's locale, periods read as months, filters as
  * a phrase, and labels for the two sides of a comparison that a reader can tell apart.
  */
-import { calendarMonthOf, describePeriod } from '../catalog/periods.ts';
+import { calendarMonthOf, describePeriod, storedSpelling, type PeriodCalendar } from '../catalog/periods.ts';
 import { formatAmount, formatPercent } from '../shared/format.ts';
 
 type Json = Record<string, any>;
@@ -25,22 +25,32 @@ export interface TextFormat {
 }
 
 /**
- * Formatting for a locale; periods are named by month in a fiscal year starting in
- * `fiscalYearStart` (the catalog's, 1 = January: with 4, 2025001 is April 2025).
+ * How periods are named: the fiscal year's first month alone (1 = January: with 4, 2025001 is
+ * April 2025), or the catalog's whole calendar, whose stored notation then spells the code
+ * shown beside the month ("September 2024 (202409)" where the data stores YYYYMM).
+ */
+export type PeriodNaming = number | PeriodCalendar;
+
+const fiscalStartOf = (naming: PeriodNaming) => (typeof naming === 'number' ? naming : naming.fiscalYearStart);
+
+/**
+ * Formatting for a locale; periods are named by month in the catalog's fiscal year.
  *
  * @example
  * textFormat('de-DE').amount(110000, 'EUR') // '110.000,00 EUR'
  * textFormat('en-US', 4).month('2025001') // 'April 2025'
+ * textFormat('en-US', { format: 'YYYYMM', fiscalYearStart: 4 }).value('period', '2024006') // 'September 2024 (202409)'
  */
-export function textFormat(locale = 'en-US', fiscalYearStart = 1): TextFormat {
+export function textFormat(locale = 'en-US', naming: PeriodNaming = 1): TextFormat {
+  const fiscalYearStart = fiscalStartOf(naming);
   return {
     locale,
     amount: (value, unit) => formatAmount(value, unit, locale),
     percent: (value) => formatPercent(value, { signed: true, locale }),
-    value: (name, value) => describeValue(name, value, locale, fiscalYearStart),
+    value: (name, value) => describeValue(name, value, locale, naming),
     month: (period) => monthOf(period, locale, fiscalYearStart),
     span: (range) => (range.from === range.to ? monthOf(range.from, locale, fiscalYearStart) : `${monthOf(range.from, locale, fiscalYearStart)}–${monthOf(range.to, locale, fiscalYearStart)}`),
-    filters: (filters, skip = []) => describeFilters(filters, skip, locale, fiscalYearStart),
+    filters: (filters, skip = []) => describeFilters(filters, skip, locale, naming),
   };
 }
 
@@ -50,15 +60,17 @@ export function textFormat(locale = 'en-US', fiscalYearStart = 1): TextFormat {
  * @example
  * describeValue('period', { from: '2024010', to: '2024012' }) // 'October 2024 (2024010) to December 2024 (2024012)'
  */
-export function describeValue(name: string, value: unknown, locale = 'en-US', fiscalYearStart = 1): string {
-  if (Array.isArray(value)) return value.map((v) => describeValue(name, v, locale, fiscalYearStart)).join(', ');
+export function describeValue(name: string, value: unknown, locale = 'en-US', naming: PeriodNaming = 1): string {
+  if (Array.isArray(value)) return value.map((v) => describeValue(name, v, locale, naming)).join(', ');
   if (value && typeof value === 'object') {
     const range = value as { from?: string; to?: string };
-    return `${range.from ? describeValue(name, range.from, locale, fiscalYearStart) : '…'} to ${range.to ? describeValue(name, range.to, locale, fiscalYearStart) : '…'}`;
+    return `${range.from ? describeValue(name, range.from, locale, naming) : '…'} to ${range.to ? describeValue(name, range.to, locale, naming) : '…'}`;
   }
   if (value === null || value === '') return '(blank)';
   const text = String(value);
-  return name === 'period' && /^\d{7}$/.test(text) ? `${monthOf(text, locale, fiscalYearStart)} (${text})` : text;
+  if (name !== 'period' || !/^\d{7}$/.test(text)) return text;
+  // The code as the data spells it, which is also what a reader can type back.
+  return `${monthOf(text, locale, fiscalStartOf(naming))} (${typeof naming === 'number' ? text : storedSpelling(text, naming)})`;
 }
 
 /** "2024012" → "December 2024", or the locale's month name ("Dezember 2024"); special periods stay "period 13 2024". */
@@ -78,10 +90,10 @@ export function monthOf(period: string, locale = 'en-US', fiscalYearStart = 1): 
  * @example
  * describeFilters({ company: '1000', version: 'BUDGET' }, ['version']) // 'company 1000'
  */
-export function describeFilters(filters: Json | undefined, skip: string[] = [], locale = 'en-US', fiscalYearStart = 1): string {
+export function describeFilters(filters: Json | undefined, skip: string[] = [], locale = 'en-US', naming: PeriodNaming = 1): string {
   return Object.entries(filters ?? {})
     .filter(([name]) => !skip.includes(name))
-    .map(([name, value]) => `${name.replace(/_/g, ' ')} ${describeValue(name, value, locale, fiscalYearStart)}`)
+    .map(([name, value]) => `${name.replace(/_/g, ' ')} ${describeValue(name, value, locale, naming)}`)
     .join(', ');
 }
 

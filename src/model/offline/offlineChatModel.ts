@@ -142,7 +142,7 @@ export class OfflineChatModel extends BaseChatModel {
     // "break that down per profit centre" as the first question: that is nothing yet.
     const pointsAtNothing = reading.refersBack && reading.sources.length === 0 && Object.keys(reading.filters).length === 0;
     if (!previous && ((reading.elliptical && reading.sources.length === 0 && !reading.complete) || pointsAtNothing)) {
-      return { ...none, reply: `What should I look at${Object.keys(reading.filters).length ? ` for ${describeUnderstanding(reading, this.vocabulary.calendar.fiscalYearStart)}` : ''}? This conversation has no earlier question to continue; ask the whole question, e.g. "total amount in fi_reporting for company 2000 in Q2 2024".` };
+      return { ...none, reply: `What should I look at${Object.keys(reading.filters).length ? ` for ${describeUnderstanding(reading, this.vocabulary.calendar)}` : ''}? This conversation has no earlier question to continue; ask the whole question, e.g. "total amount in fi_reporting for company 2000 in Q2 2024".` };
     }
     const ranked = this.forms
       .map((form) => ({ form, score: form.score(question, this.catalog) }))
@@ -162,7 +162,7 @@ export class OfflineChatModel extends BaseChatModel {
       const left = Object.values(question.excluded).flat().join(', ');
       return { ...none, question, reply: clarificationReply(question, this.vocabulary, undefined, [{ phrase: left, reason: `leaving out ${left} is something I can do for a total only ("… excluding intercompany"), not for this kind of question` }]) };
     }
-    if (!form.freeText && reading.relativePeriods.length) return { ...none, question, reply: relativePeriodReply(question, reading.relativePeriods, this.vocabulary.calendar.fiscalYearStart) };
+    if (!form.freeText && reading.relativePeriods.length) return { ...none, question, reply: relativePeriodReply(question, reading.relativePeriods, this.vocabulary.calendar) };
     return { question, form, corrections: reading.corrections, ignored: reading.ignored, remember: remembered(reading, question, previous) };
   }
 

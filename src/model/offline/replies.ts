@@ -6,7 +6,7 @@
 import type { Catalog } from '../../catalog/catalog.ts';
 import { distance } from 'fastest-levenshtein';
 import { closestMatch } from '../../shared/closestMatch.ts';
-import { describeFilters } from '../../skills/answerText.ts';
+import { describeFilters, type PeriodNaming } from '../../skills/answerText.ts';
 import type { QuestionForm, Understanding } from '../../skills/questionForms.ts';
 import type { Vocabulary } from './vocabulary.ts';
 
@@ -19,11 +19,11 @@ export function capabilitiesReply(forms: readonly QuestionForm[], catalog: Catal
 }
 
 /** "source fi_reporting, company 3000, period October 2024 (2024010)". */
-export function describeUnderstanding(question: Understanding, fiscalYearStart = 1): string {
+export function describeUnderstanding(question: Understanding, naming: PeriodNaming = 1): string {
   const parts: string[] = [];
   if (question.sources.length) parts.push(`source${question.sources.length > 1 ? 's' : ''} ${question.sources.join(' and ')}`);
   if (question.measure) parts.push(`measure ${question.measure}`);
-  const filters = describeFilters(question.filters, [], 'en-US', fiscalYearStart);
+  const filters = describeFilters(question.filters, [], 'en-US', naming);
   if (filters) parts.push(filters);
   if (question.groupBy.length) parts.push(`by ${question.groupBy.map((d) => d.replace(/_/g, ' ')).join(' and ')}`);
   return parts.join(', ');
@@ -35,7 +35,7 @@ export function describeUnderstanding(question: Understanding, fiscalYearStart =
  * the same kind it knows, and what to do. Never a figure.
  */
 export function clarificationReply(question: Understanding, vocabulary: Vocabulary, problem?: string, stops: readonly { phrase: string; reason: string }[] = []): string {
-  const understood = describeUnderstanding(question, vocabulary.calendar.fiscalYearStart);
+  const understood = describeUnderstanding(question, vocabulary.calendar);
   const lines: string[] = [];
   if (problem) lines.push(`I can't answer that exactly as asked: ${problem}`);
   const stopped = new Set(stops.map((s) => s.phrase));
@@ -97,7 +97,7 @@ export function tooLongReply(limit: number): string {
 }
 
 /** Periods it cannot place without a date ("last month"). */
-export function relativePeriodReply(question: Understanding, phrases: string[], fiscalYearStart = 1): string {
-  const understood = describeUnderstanding(question, fiscalYearStart);
+export function relativePeriodReply(question: Understanding, phrases: string[], naming: PeriodNaming = 1): string {
+  const understood = describeUnderstanding(question, naming);
   return `Which period do you mean by '${phrases.join("', '")}'? I don't assume today's date: name it, e.g. "December 2024", "Q4 2024" or "2024".${understood ? `\nWhat I understood so far: ${understood}.` : ''}`;
 }

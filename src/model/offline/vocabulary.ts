@@ -5,7 +5,7 @@
  * intent words of the core and of every question form. Built once per catalog and form set.
  */
 import type { Catalog } from '../../catalog/catalog.ts';
-import { FISCAL_CALENDAR, parsePeriod, type PeriodCalendar } from '../../catalog/periods.ts';
+import { parsePeriod, type PeriodCalendar } from '../../catalog/periods.ts';
 import type { QuestionForm } from '../../skills/questionForms.ts';
 import { phraseWords } from './tokens.ts';
 import { coreIntents, fillerWords, groupMarkers, meaningWords, relativePeriodPhrases } from './words.ts';
@@ -142,14 +142,7 @@ export function buildVocabulary(catalog: Catalog, forms: readonly QuestionForm[]
   for (const phrases of Object.values(meaningWords)) for (const word of phrases.flatMap(phraseWords)) spell(word, `meaning:${word}`);
   for (const word of fillerWords) spell(word, 'filler');
   const allYears = years(catalog);
-  return { byFirstWord, words, spellings, catalogWords, defaultYear: allYears.at(-1) ?? new Date().getFullYear(), years: allYears, valueCodes, codeShapes, namedValues, calendar: calendarOf(catalog) };
-}
-
-/** The catalog's fiscal year start, with the first calendar notation a period dimension is stored in (else YYYYPPP). */
-function calendarOf(catalog: Catalog): PeriodCalendar {
-  const formats = [...catalog.sources.values()].flatMap((source) => [...source.dimensions.values()].map((d) => d.calendar?.format).filter((f) => f !== undefined));
-  const calendarFormat = formats.find((format) => format === 'YYYYMM' || format === 'YYYY-MM' || format === 'date');
-  return { format: calendarFormat ?? FISCAL_CALENDAR.format, fiscalYearStart: catalog.fiscalYearStart };
+  return { byFirstWord, words, spellings, catalogWords, defaultYear: allYears.at(-1) ?? new Date().getFullYear(), years: allYears, valueCodes, codeShapes, namedValues, calendar: catalog.periodCalendar };
 }
 
 /** When one phrase means two things, the more specific wins: a source name over a value over a measure… */

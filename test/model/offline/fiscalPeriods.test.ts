@@ -52,3 +52,14 @@ describe('the default calendar (fiscal = calendar year, YYYYPPP)', () => {
     expect(read('November 2024 to February', FISCAL_CALENDAR, 2024)?.value).toEqual({ span: { from: '2024011', to: '2025002' } });
   });
 });
+
+describe('answers name a period as the month and the code the data stores', () => {
+  it('spells the code beside the month in the catalog notation, and the default one unchanged', async () => {
+    const { textFormat } = await import('../../../src/skills/answerText.ts');
+    expect(textFormat('en-US', april).value('period', '2024006')).toBe('September 2024 (202409)');
+    expect(textFormat('en-US', april).filters({ company: 'CA01', period: { from: '2025001', to: '2025003' } })).toBe('company CA01, period April 2025 (202504) to June 2025 (202506)');
+    expect(textFormat('de-DE', { format: 'YYYY-MM', fiscalYearStart: 4 }).value('period', '2025010')).toBe('Januar 2026 (2026-01)');
+    expect(textFormat('en-US', FISCAL_CALENDAR).value('period', '2024012')).toBe('December 2024 (2024012)');
+    expect(textFormat('en-US', 4).value('period', '2024006')).toBe('September 2024 (2024006)');
+  });
+});
