@@ -42,7 +42,8 @@ describe('catalog:check on a fresh draft', () => {
     // FY2024 139,568,100.00 + FY2025 141,916,200.00 INR.
     expect(answers[1]!.answer).toContain('IN01: 281,484,300.00 INR');
     // The fiscal year starts in April (t001.periv V3): its first period is April 2024.
-    expect(answers[2]!.answer).toContain('April 2024 (2024001)');
+    // Named by month, with the code as the data spells it (YYYYMM), in the fiscal year from April.
+    expect(answers[2]!.answer).toContain('April 2024 (202404)');
     expect(answers[3]!.tools).toContain('compare_sources');
     expect(answers[4]!.answer).toContain('-18,430,000.00 INR');
     expect(answers[4]!.answer).toContain('689,000.00 CAD');

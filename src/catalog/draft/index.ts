@@ -104,7 +104,10 @@ export async function draftCatalog(options: DraftOptions): Promise<DraftResult> 
     if (sources.length === 0) throw new Error(`nothing to draft in ${target}: ${notDrafted.map((t) => `${t.table} (${t.reason})`).join('; ') || 'it has no tables'}`);
     // "the GL": the one ledger table answers to it (with two, the word would be ambiguous).
     const ledgers = sources.filter((source) => LEDGER_TABLE.pattern.test(source.table) && !PLAN_TABLE.some(({ pattern }) => pattern.test(source.table)));
-    if (ledgers.length === 1) ledgers[0]!.aliases.push(...LEDGER_TABLE.aliases);
+    if (ledgers.length === 1) {
+      ledgers[0]!.aliases.push(...LEDGER_TABLE.aliases);
+      ledgers[0]!.checks.push(`CHECK: called ${LEDGER_TABLE.aliases.join(', ')}: the one table named like a general ledger (${ledgers[0]!.table}).`);
+    }
     const pairings = pairPlans(sources);
     if (files) for (const source of sources) source.connection = FILES_CONNECTION;
     const connections = files ? { [FILES_CONNECTION]: { files: catalogPaths(pickTables(files, sources), options.catalogDirectory) } } : undefined;
