@@ -7,7 +7,7 @@
  * (the rows an answer lists), runs of consecutive rows of a longer one.
  */
 import type { Figure } from './figures.ts';
-import { leavesOf, type Leaf, type ToolResult } from './leaves.ts';
+import type { Leaf } from './leaves.ts';
 import type { DerivedOp, Receipt } from './receipts.ts';
 
 /** Leaves per call the derivation search reads, and in all. */
@@ -16,14 +16,17 @@ const DERIVED_TOTAL = 10_000;
 /** A column this short has every subset of its rows summed (2^12 = 4,096 sums); a longer one, runs of consecutive rows. */
 const SUBSET_ROWS = 12;
 /** Rows of one column whose consecutive runs are summed. */
-const RUN_ROWS = 400;
+const RUN_ROWS = 240;
 /** Combinations kept in all (a result with many long columns stops adding runs here). */
-const COMBINATIONS_TOTAL = 200_000;
+const COMBINATIONS_TOTAL = 100_000;
 
+/** A sum or average of rows from..to of `leaves` (a range, so a run costs no copy of its rows). */
 interface Combination {
   op: 'sum' | 'average';
   value: number;
   leaves: Leaf[];
+  from: number;
+  to: number;
 }
 
 /** The leaves a derivation may combine, grouped the ways the search pairs them. */
@@ -33,8 +36,14 @@ export class DerivationSearch {
   /** Sums and averages of rows of each column, sorted by value. */
   private readonly combinations: Combination[] = [];
 
-  constructor(toolResults: ToolResult[]) {
-    const leaves = leavesOf(toolResults, DERIVED_PER_CALL).slice(0, DERIVED_TOTAL);
+  /** `allLeaves` in call order, as leavesOf reads them; the first of each call are combined. */
+  constructor(allLeaves: Leaf[]) {
+    const perCall = new Map<string, number>();
+    const leaves = allLeaves.filter((leaf) => {
+      const count = (perCall.get(leaf.call) ?? 0) + 1;
+      perCall.set(leaf.call, count);
+      return count <= DERIVED_PER_CALL;
+    }).slice(0, DERIVED_TOTAL);
     const byField = new Map<string, Leaf[]>();
     const byRow = new Map<string, Leaf[]>();
     const columns = new Map<string, Leaf[]>();
@@ -58,7 +67,7 @@ export class DerivationSearch {
     for (let mask = 3; mask < 1 << rows.length && this.combinations.length < COMBINATIONS_TOTAL; mask += 1) {
       if ((mask & (mask - 1)) === 0) continue; // a single row is a value, not a sum
       const picked = rows.filter((_, index) => mask & (1 << index));
-      this.add(picked, picked.reduce((total, leaf) => total + leaf.value, 0));
+      this.add(picked, 0, picked.length - 1, picked.reduce((total, leaf) => total + leaf.value, 0));
     }
   }
 
@@ -68,13 +77,13 @@ export class DerivationSearch {
       let total = rows[from]!.value;
       for (let to = from + 1; to < rows.length; to += 1) {
         total += rows[to]!.value;
-        this.add(rows.slice(from, to + 1), total);
+        this.add(rows, from, to, total);
       }
     }
   }
 
-  private add(leaves: Leaf[], total: number): void {
-    this.combinations.push({ op: 'sum', value: total, leaves }, { op: 'average', value: total / leaves.length, leaves });
+  private add(leaves: Leaf[], from: number, to: number, total: number): void {
+    this.combinations.push({ op: 'sum', value: total, leaves, from, to }, { op: 'average', value: total / (to - from + 1), leaves, from, to });
   }
 
   /** The first derivation that gives the figure within `tolerance`, or undefined. */
@@ -103,7 +112,7 @@ export class DerivationSearch {
     const at = lowerBound(this.combinations, target - tolerance, (combination) => combination.value);
     const found = this.combinations[at];
     if (!found || found.value > target + tolerance) return undefined;
-    return derived(found.op, found.leaves, signDiffers);
+    return derived(found.op, found.leaves.slice(found.from, found.to + 1), signDiffers);
   }
 
   /** a + b = target for two leaves of one group: two fields of a row netted, two calls' totals added. */

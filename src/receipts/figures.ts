@@ -36,6 +36,7 @@ export interface FigureOptions {
 
 /** Words after which a bare integer names something rather than counts it (English and German). */
 const CODE_WORDS = ['company', 'companies', 'account', 'accounts', 'period', 'periods', 'entity', 'entities', 'document', 'documents', 'doc', 'center', 'centre', 'code', 'codes', 'no', 'nr', 'number', 'id', 'ledger', 'version', 'buchungskreis', 'konto', 'periode', 'beleg', 'belegnummer', 'gesellschaft'];
+const DEFAULT_CODE_WORDS = new Set(CODE_WORDS);
 /** Short words after an integer that do not make it a count ('1000 and 2000'). */
 const LINK_WORDS = new Set(['and', 'or', 'to', 'vs', 'versus', 'with', 'for', 'in', 'of', 'the', 'is', 'was', 'has', 'are', 'at', 'on', 'by', 'und', 'oder', 'bis', 'mit', 'für', 'im', 'von', 'der', 'die', 'das', 'ist', 'zu']);
 /** Multipliers written after a number ('110k', '1.1 M', '3 Mio.', '2bn'). */
@@ -54,6 +55,11 @@ const DATE = /(?<![\p{L}\p{N}_.,])(?:\d{4}-\d{2}(?:-\d{2})?|\d{1,2}[./]\d{1,2}[.
  * locale that groups with spaces, and only before three digits), an optional suffix or %, an optional ')'.
  */
 function numberPattern(spaceGroups: boolean): RegExp {
+  return (numberPatterns[String(spaceGroups)] ??= numberPatternSource(spaceGroups));
+}
+const numberPatterns: Record<string, RegExp> = {};
+
+function numberPatternSource(spaceGroups: boolean): RegExp {
   const space = spaceGroups ? String.raw`|\s(?=\d{3}(?!\d))` : '';
   return new RegExp(
     String.raw`(?<open>\(\s?)?(?<sign>[+\-−]\s?)?(?<currency>[${CURRENCY_SYMBOLS}]\s?)?(?<digits>\d+(?:(?:[.,'’\u00a0\u202f]${space})\d+)*)` +
@@ -74,7 +80,7 @@ function numberPattern(spaceGroups: boolean): RegExp {
  */
 export function figuresIn(text: string, options: FigureOptions = {}): Figure[] {
   const separators = separatorsOf(options.locale ?? 'en-US');
-  const codeWords = new Set([...CODE_WORDS, ...(options.codeWords ?? []).map((word) => word.toLowerCase())]);
+  const codeWords = options.codeWords?.length ? new Set([...CODE_WORDS, ...options.codeWords.map((word) => word.toLowerCase())]) : DEFAULT_CODE_WORDS;
   const figures: Figure[] = [];
   // Characters already read as a date or a code, so no number is read inside them again.
   const taken = new Uint8Array(text.length);
@@ -160,6 +166,11 @@ function periodShaped(digits: string): boolean {
 
 /** The group and decimal separators of a locale, as Intl writes 12345.6. */
 function separatorsOf(locale: string): { group: string; decimal: string } {
+  return (separatorsByLocale[locale] ??= readSeparators(locale));
+}
+const separatorsByLocale: Record<string, { group: string; decimal: string }> = {};
+
+function readSeparators(locale: string): { group: string; decimal: string } {
   let parts: Intl.NumberFormatPart[];
   try {
     parts = new Intl.NumberFormat(locale).formatToParts(12345.6);

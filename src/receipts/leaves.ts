@@ -64,11 +64,12 @@ function walk(value: unknown, path: string, state: Walk, place: { field: string;
     return;
   }
   if (Array.isArray(value)) {
-    value.forEach((item, index) => {
+    for (let index = 0; index < value.length && state.own.length < state.limit; index += 1) {
+      const item: unknown = value[index];
       const itemPath = `${path}[${index}]`;
       if (item && typeof item === 'object' && !Array.isArray(item)) walkObject(item as Record<string, unknown>, itemPath, state, { array: path, index });
       else walk(item, itemPath, state, { field: '', row: path });
-    });
+    }
     return;
   }
   if (value && typeof value === 'object') walkObject(value as Record<string, unknown>, path, state, {});
@@ -107,7 +108,9 @@ export function textsOf(results: ToolResult[]): Text[] {
       if (own.length >= TEXTS_PER_CALL) return;
       if (typeof value === 'string') {
         if (/\d/.test(value)) own.push({ call: id, path, text: value.slice(0, TEXT_CHARACTERS) });
-      } else if (Array.isArray(value)) value.forEach((item, index) => visit(item, `${path}[${index}]`));
+      } else if (Array.isArray(value)) {
+        for (let index = 0; index < value.length && own.length < TEXTS_PER_CALL; index += 1) visit(value[index], `${path}[${index}]`);
+      }
       else if (value && typeof value === 'object') for (const [key, child] of Object.entries(value)) visit(child, childPath(path, key));
     };
     visit(result, '');

@@ -54,7 +54,7 @@ export function receiptsFor(figures: Figure[], toolResults: ToolResult[]): Check
   // Built on the first figure no leaf holds: most answers only copy.
   let search: DerivationSearch | undefined;
   let quotes: Quote[] | undefined;
-  const later = { derivations: () => (search ??= new DerivationSearch(toolResults)), quotes: () => (quotes ??= quotesOf(textsOf(toolResults))) };
+  const later = { derivations: () => (search ??= new DerivationSearch(leaves)), quotes: () => (quotes ??= quotesOf(textsOf(toolResults))) };
   return figures.map((figure) => ({ ...figure, receipt: receiptOf(figure, leaves, later) }));
 }
 
