@@ -13,6 +13,8 @@ import type { DerivedOp, Receipt } from './receipts.ts';
 /** Leaves per call the derivation search reads, and in all. */
 const DERIVED_PER_CALL = 2_000;
 const DERIVED_TOTAL = 10_000;
+/** Leaves of any field and call paired for a figure written to the unit or finer (a net of two calls' figures). */
+const CROSS_LEAVES = 1_000;
 /** A column this short has every subset of its rows summed (2^12 = 4,096 sums); a longer one, runs of consecutive rows. */
 const SUBSET_ROWS = 12;
 /** Rows of one column whose consecutive runs are summed. */
@@ -33,6 +35,8 @@ interface Combination {
 export class DerivationSearch {
   /** Leaves of one field name across rows and calls, and of one row, each sorted by value. */
   private readonly groups: Leaf[][];
+  /** The first leaves of all calls, whatever their field, sorted by value: one more group, for exact figures only. */
+  private readonly everything: Leaf[][];
   /** Sums and averages of rows of each column, sorted by value. */
   private readonly combinations: Combination[] = [];
 
@@ -54,6 +58,7 @@ export class DerivationSearch {
       else if (leaf.field === '') push(columns, `${leaf.call} ${leaf.row}`, leaf);
     }
     this.groups = [...byField.values(), ...byRow.values()].filter((group) => group.length > 1).map((group) => group.sort((a, b) => a.value - b.value));
+    this.everything = [leaves.slice(0, CROSS_LEAVES).sort((a, b) => a.value - b.value)];
     for (const column of columns.values()) {
       if (column.length < 2) continue;
       if (column.length <= SUBSET_ROWS) this.addSubsets(column);
@@ -88,7 +93,12 @@ export class DerivationSearch {
 
   /** The first derivation that gives the figure within `tolerance`, or undefined. */
   find(figure: Figure, tolerance: number): Receipt | undefined {
-    if (figure.kind === 'amount') return this.difference(figure.value, tolerance) ?? this.combination(figure.value, tolerance) ?? this.pairSum(figure.value, tolerance) ?? this.combination(-figure.value, tolerance, true);
+    if (figure.kind === 'amount') {
+      const found = this.difference(this.groups, figure.value, tolerance) ?? this.combination(figure.value, tolerance) ?? this.pairSum(this.groups, figure.value, tolerance);
+      // Pairs across fields and calls are many: only a figure written to the unit or finer is matched among them (a rounded one would match by chance).
+      const exact = figure.tolerance <= 0.5 ? (this.difference(this.everything, figure.value, tolerance) ?? this.pairSum(this.everything, figure.value, tolerance)) : undefined;
+      return found ?? exact ?? this.combination(-figure.value, tolerance, true);
+    }
     for (const [sign, differs] of [[1, false], [-1, true]] as const) {
       const receipt = this.percentChange(sign * figure.value, tolerance, differs) ?? this.share(sign * figure.value, tolerance, differs);
       if (receipt) return receipt;
@@ -97,8 +107,8 @@ export class DerivationSearch {
   }
 
   /** b − a = target for two leaves of one group (both orders are tried, as a runs over the whole group). */
-  private difference(target: number, tolerance: number): Receipt | undefined {
-    for (const group of this.groups) {
+  private difference(groups: Leaf[][], target: number, tolerance: number): Receipt | undefined {
+    for (const group of groups) {
       for (const a of group) {
         const b = nearest(group, a.value + target, tolerance, a);
         if (b) return derived('difference', [b, a]);
@@ -115,9 +125,9 @@ export class DerivationSearch {
     return derived(found.op, found.leaves.slice(found.from, found.to + 1), signDiffers);
   }
 
-  /** a + b = target for two leaves of one group: two fields of a row netted, two calls' totals added. */
-  private pairSum(target: number, tolerance: number): Receipt | undefined {
-    for (const group of this.groups) {
+  /** a + b = target for two leaves of one group: two fields of a row netted, two rows added. */
+  private pairSum(groups: Leaf[][], target: number, tolerance: number): Receipt | undefined {
+    for (const group of groups) {
       for (const a of group) {
         const b = nearest(group, target - a.value, tolerance, a);
         if (b) return derived('sum', [a, b]);

@@ -97,6 +97,18 @@ describe('receiptsFor on real tool results', () => {
     expect(values(sum!).reduce((a, b) => a + b, 0)).toBeCloseTo(oct + nov + dec, 2);
   });
 
+  it('verifies an exact net of figures from two calls, but pairs a rounded figure only within one field', () => {
+    const bpc = (comparison.result as any).summary.totals[0].total_b;
+    const nov = amount(months, '2024011');
+    const { figures } = checkAnswer(`November FI exceeds the December BPC total by ${money(nov - bpc)} EUR (about ${((nov - bpc) / 1000).toFixed(1)}k).`, [comparison, months]);
+    const [exact, rounded] = checked(figures);
+    expect(exact!.receipt).toMatchObject({ kind: 'derived', op: 'difference' });
+    const [x, y] = (exact!.receipt as { of: Place[] }).of.map((place) => valueAt([comparison, months], place));
+    expect(x! - y!).toBeCloseTo(nov - bpc, 2);
+    // Any two numbers of any fields are many pairs: a figure rounded to 100 would match one by chance.
+    expect(rounded!.receipt).toEqual({ kind: 'unverified' });
+  });
+
   it('leaves an invented figure, or a mis-copied one, unverified', () => {
     const answer = `FI shows 123,456.78 EUR for December, and ${money(decemberTotal() + 100)} EUR in all.`;
     const { figures, unverified } = checkAnswer(answer, [months, comparison, total]);
