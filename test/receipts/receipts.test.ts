@@ -124,6 +124,13 @@ describe('receiptsFor on real tool results', () => {
     expect(checked(figures).map((figure) => figure.value)).toEqual([443_100, 333_100, 110_000, 24.8]);
   });
 
+  it('traces a figure a knowledge passage states to the passage', async () => {
+    const knowledge = await call('call_knowledge', 'search_knowledge', { query: "Why shouldn't I add up USD and EUR amounts?", limit: 2 });
+    const { figures, unverified } = checkAnswer('Adding 100 EUR and 100 USD gives neither 200 EUR nor 200 USD, nor 300 EUR.', [knowledge]);
+    expect(unverified.map((figure) => figure.text)).toEqual(['300']);
+    expect(figures[0]!.receipt).toEqual({ kind: 'quote', call: 'call_knowledge', path: expect.stringMatching(/^results\[\d+\]\.text$/) });
+  });
+
   it('does not treat years, periods, codes and document numbers as amounts', () => {
     const answer = 'For company 1000 in 2024, period 2024012 (2025-03 next year), document 1400000010 on account 400000 of group account G4000000: 3 rows.';
     const { figures, unverified } = checkAnswer(answer, [months, comparison, total]);
