@@ -102,7 +102,7 @@ export function figuresIn(text: string, options: FigureOptions = {}): Figure[] {
       if (/^(?:st|nd|rd|th)\b/.test(after)) continue; // an ordinal
       const start = digitsStart - (/[\p{L}\p{N}_-]*$/u.exec(text.slice(Math.max(0, digitsStart - 80), digitsStart))![0].replace(/^-+/, '').length);
       const end = digitsEnd + /^[\p{L}\p{N}_]*/u.exec(after)![0].length;
-      figures.push({ ...plain(text, start, end, 'code'), value: Number(groups.digits.replace(/\D/g, '')) });
+      figures.push(plain(text, start, end, 'code'));
       taken.fill(1, start, end);
       continue;
     }
@@ -128,8 +128,8 @@ export function figuresIn(text: string, options: FigureOptions = {}): Figure[] {
       : integer && codeWords.has(wordBefore) ? (periodShaped(groups.digits) ? 'period' : 'code')
       : integer && periodShaped(groups.digits) ? 'period'
       : integer && /^(?:19|20)\d\d$/.test(groups.digits) ? 'year'
-      : nextWord && !LINK_WORDS.has(nextWord.toLowerCase()) && !currencyCodes.has(nextWord) ? 'count'
       : parsed.grouped ? 'amount'
+      : nextWord && !LINK_WORDS.has(nextWord.toLowerCase()) ? 'count'
       : groups.digits.length >= 4 ? 'code' : 'count';
     if (kind !== 'amount' && kind !== 'percent' && kind !== 'count') {
       figures.push(plain(text, digitsStart, digitsEnd, kind));
@@ -153,9 +153,9 @@ export function figuresIn(text: string, options: FigureOptions = {}): Figure[] {
   return figures.sort((a, b) => a.start - b.start);
 }
 
-/** A code, year or period: its digits, read as an integer, checked against nothing. */
+/** A code, year or period: its digits read as an integer (IN01 is 1), checked against nothing. */
 function plain(text: string, start: number, end: number, kind: FigureKind): Figure {
-  return { text: text.slice(start, end), start, end, value: Number(text.slice(start, end)), kind, tolerance: 0, signed: false };
+  return { text: text.slice(start, end), start, end, value: Number(text.slice(start, end).replace(/\D/g, '')) || 0, kind, tolerance: 0, signed: false };
 }
 
 /** 2024012 (year and 3-digit period, up to the special periods 013–016) or 202503 (year and month). */
