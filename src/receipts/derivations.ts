@@ -31,7 +31,14 @@ interface Combination {
   to: number;
 }
 
-/** The leaves a derivation may combine, grouped the ways the search pairs them. */
+/**
+ * The leaves a derivation may combine, grouped the ways the search pairs them; built once per
+ * answer, then asked for each figure no leaf holds.
+ *
+ * @example
+ * const search = new DerivationSearch(leavesOf(results));
+ * search.find(figure, figure.tolerance) // { kind: 'derived', op: 'difference', of: [...] } or undefined
+ */
 export class DerivationSearch {
   /** Leaves of one field name across rows and calls, and of one row, each sorted by value. */
   private readonly groups: Leaf[][];

@@ -22,7 +22,7 @@ export interface AnswerCheck {
  * const { figures, unverified } = checkAnswer('FI shows 443,100.00 EUR for company 1000.', [
  *   { id: 'call_1', name: 'query_source', result: { rows: [{ company: '1000', amount: 443100 }] } },
  * ]);
- * figures.map((f) => f.receipt) // [{ kind: 'not_a_figure' }, { kind: 'value', call: 'call_1', path: 'rows[0].amount' }]
+ * figures.map((f) => f.receipt) // [{ kind: 'value', call: 'call_1', path: 'rows[0].amount' }, { kind: 'not_a_figure' }] (443,100.00, then 1000)
  * unverified // []
  */
 export function checkAnswer(answer: string, toolResults: ToolResult[], options: FigureOptions = {}): AnswerCheck {
