@@ -3,6 +3,7 @@
  * it answers or the per-question budget of model calls is spent. The messages it returns
  * always form a valid conversation to continue from.
  */
+import { answerFigures, type AnswerFigure } from './answerFigures.ts';
 import { AIMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import type { BoundChatModel, ChatModelWithTools } from '../model/chatModel.ts';
 import { toModelProviderError } from '../model/providerErrors.ts';
@@ -64,6 +65,8 @@ export interface AgentRunResult {
   usage: Usage;
   /** This turn's messages (question, assistant and tool messages, final answer), to append to the session. */
   messages: BaseMessage[];
+  /** Every figure the answer states, with the tool result it came from or `unverified` (answerFigures.ts). */
+  figures: AnswerFigure[];
 }
 
 export interface RunAgentOptions {
@@ -94,7 +97,8 @@ export interface RunAgentOptions {
 export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult> {
   const hooks = options.hooks ?? {};
   try {
-    const result = await answerQuestion(options, hooks);
+    const answered = await answerQuestion(options, hooks);
+    const result = { ...answered, figures: answerFigures(answered.answer, answered.toolCalls, options.history, options.locale) };
     hooks.onTurnEnd?.({ finished: result.finished, stopReason: result.stopReason, iterations: result.iterations });
     return result;
   } catch (error) {
@@ -103,7 +107,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult
   }
 }
 
-async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promise<AgentRunResult> {
+async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promise<Omit<AgentRunResult, 'figures'>> {
   const { model, registry, history, toolContext, signal } = options;
   const maxModelCalls = options.maxModelCalls ?? MAX_MODEL_CALLS_PER_QUESTION;
   const turn: BaseMessage[] = [questionMessage(options.question, options.locale)];

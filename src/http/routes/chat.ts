@@ -99,6 +99,8 @@ export function chatRoutes(services: AppServices, conversations: ConversationSer
         iterations: result.iterations,
         tool_calls: result.toolCalls,
         usage: result.usage,
+        // Each figure the answer states, with its receipt: where in which tool result it came from, or unverified.
+        figures: result.figures,
       };
       if (events) events.final(answer);
       else response.json(answer);

@@ -1,0 +1,47 @@
+/**
+ * The receipts of a finished answer: every figure it states, each traced to the tool result it
+ * came from (src/receipts) or marked unverified. Checked against this turn's tool results and
+ * those of the earlier turns the model was shown, so a figure quoted from an earlier answer's
+ * data keeps its receipt (that turn's tool call id).
+ */
+import { ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { checkAnswer, type CheckedFigure, type Receipt, type ToolResult } from '../receipts/index.ts';
+import type { ToolCallRecord } from './toolExecution.ts';
+
+/** A figure as POST /chat returns it: the span as written, the value read, what it is, its receipt. */
+export interface AnswerFigure {
+  text: string;
+  start: number;
+  end: number;
+  value: number;
+  kind: CheckedFigure['kind'];
+  receipt: Receipt;
+}
+
+/**
+ * The figures of `answer` with their receipts.
+ *
+ * @example
+ * const figures = answerFigures(run.answer, run.toolCalls, history, 'en-US');
+ * figures.filter((figure) => figure.receipt.kind === 'unverified'); // what no tool result backs
+ */
+export function answerFigures(answer: string, toolCalls: readonly ToolCallRecord[], history: readonly BaseMessage[], locale?: string): AnswerFigure[] {
+  // A failed call's error text holds no data: a figure only it "backs" is not verified.
+  const current = toolCalls.filter((call) => call.ok).map(({ id, name, result }) => ({ id, name, result }));
+  const { figures } = checkAnswer(answer, [...earlierResults(history), ...current], locale ? { locale } : {});
+  return figures.map(({ text, start, end, value, kind, receipt }) => ({ text, start, end, value, kind, receipt }));
+}
+
+/** Tool results of earlier turns, as the model saw them (stored as JSON text; unreadable ones are skipped). */
+function earlierResults(history: readonly BaseMessage[]): ToolResult[] {
+  const results: ToolResult[] = [];
+  for (const message of history) {
+    if (!ToolMessage.isInstance(message) || message.status === 'error' || typeof message.content !== 'string') continue;
+    try {
+      results.push({ id: message.tool_call_id, name: message.name ?? 'tool', result: JSON.parse(message.content) });
+    } catch {
+      // Not JSON (an older store's text): it backs no figure.
+    }
+  }
+  return results;
+}
