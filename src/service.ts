@@ -97,6 +97,8 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     logger,
     metrics,
     chatDeadlineMs: config.chatDeadlineMs,
+    // The offline model writes only figures of the tool results and cannot be asked to rewrite: checked, never repaired.
+    answerCheck: config.model.provider === 'offline' && config.answerCheck === 'repair' ? 'flag' : config.answerCheck,
     corsOrigins: config.corsOrigins,
     apiKeys: config.apiKeys,
     declaredKeys: config.declaredKeys,

@@ -4,7 +4,7 @@
  * those of the earlier turns the model was shown, so a figure quoted from an earlier answer's
  * data keeps its receipt (that turn's tool call id).
  */
-import { ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { checkAnswer, type CheckedFigure, type Receipt, type ToolResult } from '../receipts/index.ts';
 import type { ToolCallRecord } from './toolExecution.ts';
 
@@ -44,4 +44,28 @@ function earlierResults(history: readonly BaseMessage[]): ToolResult[] {
     }
   }
   return results;
+}
+
+/**
+ * The texts of the figures no tool result backs, in order, each once.
+ *
+ * @example
+ * unverifiedFigures('FI shows 999.99 EUR.', toolCalls, []) // ['999.99']
+ */
+export function unverifiedFigures(answer: string, toolCalls: readonly ToolCallRecord[], history: readonly BaseMessage[], locale?: string): string[] {
+  return [...new Set(answerFigures(answer, toolCalls, history, locale).filter((figure) => figure.receipt.kind === 'unverified').map((figure) => figure.text))];
+}
+
+/**
+ * The one request to repair an answer: which figures appear in no tool result, and what to do.
+ * Sent as a user message, which every OpenAI-compatible server accepts mid-conversation.
+ *
+ * @example
+ * repairRequest(['512,345.67']).content // 'Before your answer is shown: …'
+ */
+export function repairRequest(unverified: readonly string[]): HumanMessage {
+  return new HumanMessage({
+    content: `Before your answer is shown: these figures in it appear in no tool result of this conversation: ${unverified.join(', ')}. Write the whole answer again, stating only figures the tool results give (or their differences, sums, averages, percentage changes or shares). Remove a figure you cannot back, or call a tool to get it.`,
+    additional_kwargs: { answer_check: true },
+  });
 }

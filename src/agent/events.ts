@@ -7,7 +7,9 @@ import type { PresentationSpec } from '../skills/presentation.ts';
 export type AgentEvent =
   | { type: 'token'; text: string }
   | { type: 'tool_start'; id: string; name: string; args: unknown }
-  | { type: 'tool_result'; id: string; name: string; ok: boolean; duration_ms: number; result: unknown; presentation?: PresentationSpec };
+  | { type: 'tool_result'; id: string; name: string; ok: boolean; duration_ms: number; result: unknown; presentation?: PresentationSpec }
+  /** The answer streamed so far states figures no tool result backs: it is replaced by the one that follows. */
+  | { type: 'answer_replaced'; answer: string; unverified: string[] };
 
 export type AgentEventListener = (event: AgentEvent) => void;
 

@@ -51,4 +51,8 @@ export interface RunHooks {
   onToolStart?(event: { id: string; name: string; args: unknown }): void;
   onToolEnd?(event: ToolEndEvent): void;
   onTurnEnd?(event: TurnEndEvent): void;
+  /** The final answer stated figures no tool result backs and the model was asked once to correct them. */
+  onAnswerRepair?(event: { unverified: number }): void;
+  /** The answer as returned still states this many figures no tool result backs (flagged unverified). */
+  onUnverifiedFigures?(event: { count: number }): void;
 }

@@ -3,7 +3,7 @@
  * it answers or the per-question budget of model calls is spent. The messages it returns
  * always form a valid conversation to continue from.
  */
-import { answerFigures, type AnswerFigure } from './answerFigures.ts';
+import { answerFigures, repairRequest, unverifiedFigures, type AnswerFigure } from './answerFigures.ts';
 import { AIMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import type { BoundChatModel, ChatModelWithTools } from '../model/chatModel.ts';
 import { toModelProviderError } from '../model/providerErrors.ts';
@@ -67,6 +67,8 @@ export interface AgentRunResult {
   messages: BaseMessage[];
   /** Every figure the answer states, with the tool result it came from or `unverified` (answerFigures.ts). */
   figures: AnswerFigure[];
+  /** The answer the model wrote first, when a repair turn replaced it, and its unverified figures. */
+  replaced?: { answer: string; unverified: string[] };
 }
 
 export interface RunAgentOptions {
@@ -86,6 +88,12 @@ export interface RunAgentOptions {
   onEvent?: AgentEventListener;
   /** Observers of the run (metrics, trace): see hooks.ts. */
   hooks?: RunHooks;
+  /**
+   * Figures of the final answer no tool result backs: `repair` asks the model once to correct
+   * them (within the model-call cap), `flag` only lists them as unverified, `off` lists no
+   * figures at all. Default `flag`.
+   */
+  answerCheck?: 'repair' | 'flag' | 'off';
 }
 
 /**
@@ -98,7 +106,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult
   const hooks = options.hooks ?? {};
   try {
     const answered = await answerQuestion(options, hooks);
-    const result = { ...answered, figures: answerFigures(answered.answer, answered.toolCalls, options.history, options.locale) };
+    const figures = options.answerCheck === 'off' ? [] : answerFigures(answered.answer, answered.toolCalls, options.history, options.locale);
+    const unverified = figures.filter((figure) => figure.receipt.kind === 'unverified').length;
+    if (unverified) hooks.onUnverifiedFigures?.({ count: unverified });
+    const result = { ...answered, figures };
     hooks.onTurnEnd?.({ finished: result.finished, stopReason: result.stopReason, iterations: result.iterations });
     return result;
   } catch (error) {
@@ -127,6 +138,10 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
     toolContext.logger.info({ dropped_turns: prompt.droppedTurns, summarised_tool_results: prompt.summarisedToolResults, prompt_tokens: usage.prompt_tokens }, 'history fitted to the token budget');
   }
   let iterations = 0;
+  // An answer sent back once for figures no tool result backs: where it sits in the turn, and what it said.
+  let repair: { at: number; answer: string; unverified: string[] } | undefined;
+  // The rejected answer and the request to repair it are not kept in the stored conversation.
+  const withoutRepair = () => (repair ? [...turn.slice(0, repair.at), ...turn.slice(repair.at + 2)] : turn);
 
   while (!reachedModelCallLimit(iterations, maxModelCalls)) {
     try {
@@ -162,7 +177,16 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
       const written = textOf(message.content).trim();
       const answer = written || summariseFindings(toolCalls, 'The model finished without writing an answer.', registry);
       if (!written) options.onEvent?.({ type: 'token', text: answer });
-      return { answer, finished: true, stopReason: 'completed', iterations, toolCalls, usage, messages: turn };
+      // Checked before it is shown: one turn to correct figures no tool result backs.
+      const unverified = options.answerCheck === 'repair' && !repair && written && !reachedModelCallLimit(iterations, maxModelCalls) ? unverifiedFigures(answer, toolCalls, history, options.locale) : [];
+      if (unverified.length) {
+        repair = { at: turn.length - 1, answer, unverified };
+        hooks.onAnswerRepair?.({ unverified: unverified.length });
+        options.onEvent?.({ type: 'answer_replaced', answer, unverified });
+        turn.push(repairRequest(unverified));
+        continue;
+      }
+      return { answer, finished: true, stopReason: 'completed', iterations, toolCalls, usage, messages: withoutRepair(), ...(repair ? { replaced: { answer: repair.answer, unverified: repair.unverified } } : {}) };
     }
     // The results may take what the window leaves for the next call (its definitions included).
     tools = toolsFor([...history, ...turn]);
@@ -176,7 +200,7 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
   const answer = summariseUnfinishedRun(toolCalls, maxModelCalls, registry);
   options.onEvent?.({ type: 'token', text: answer });
   turn.push(new AIMessage(answer));
-  return { answer, finished: false, stopReason: 'max_iterations', iterations, toolCalls, usage, messages: turn };
+  return { answer, finished: false, stopReason: 'max_iterations', iterations, toolCalls, usage, messages: withoutRepair(), ...(repair ? { replaced: { answer: repair.answer, unverified: repair.unverified } } : {}) };
 }
 
 /**

@@ -52,6 +52,7 @@ const environmentSchema = z.object({
   // Absent: the agent's generous default (src/agent/constants.ts, 128,000).
   MODEL_CONTEXT_TOKENS: integer(2_048, 10_000_000).optional(),
   CHAT_DEADLINE_MS: integer(1000, 3_600_000).default(180_000),
+  ANSWER_CHECK: z.enum(['repair', 'flag', 'off'], { error: "must be 'repair', 'flag' or 'off'" }).default('repair'),
   QUERY_WORKERS: integer(1, 64).default(2),
   QUERY_TIMEOUT_MS: integer(100, 3_600_000).default(30_000),
   QUERY_QUEUE_MAX: integer(0, 10_000).default(32),
@@ -90,6 +91,8 @@ const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 /** Variables whose values must never appear in a message. */
 const secretVariables = new Set(['API_KEYS', 'OPENAI_API_KEY', 'DATA_URL']);
 
+export type AnswerCheckMode = 'repair' | 'flag' | 'off';
+
 export interface ServiceConfig {
   port: number;
   host: string;
@@ -119,6 +122,11 @@ export interface ServiceConfig {
       };
   /** Overall time a question may take, model retries included. */
   chatDeadlineMs: number;
+  /**
+   * Figures of an answer no tool result backs (ANSWER_CHECK): `repair` gives the model one turn
+   * to correct them, then flags what is left; `flag` only flags; `off` lists no figures.
+   */
+  answerCheck: AnswerCheckMode;
   /** Query worker processes, and the most one query may run before it is killed. */
   queryWorkers: number;
   queryTimeoutMs: number;
@@ -212,6 +220,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
         }
       : { provider: 'offline' },
     chatDeadlineMs: env.CHAT_DEADLINE_MS,
+    answerCheck: env.ANSWER_CHECK,
     queryWorkers: env.QUERY_WORKERS,
     queryTimeoutMs: env.QUERY_TIMEOUT_MS,
     queryQueueMax: env.QUERY_QUEUE_MAX,

@@ -7,6 +7,7 @@
 import { AIMessage } from '@langchain/core/messages';
 import type { AgentEventListener } from '../agent/events.ts';
 import type { RunHooks } from '../agent/hooks.ts';
+import type { AnswerCheckMode } from '../config/config.ts';
 import { progressOf, runAgent, type AgentRunResult, type StopReason, type TurnProgress } from '../agent/runLoop.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { forCaller, type DataAccess } from '../data/dataAccess.ts';
@@ -45,6 +46,8 @@ export interface ConversationDependencies {
    * Absent: every caller shares `model` (a remote model learns the catalog from tool results).
    */
   readonly modelFor?: ((catalog: Catalog, hiddenTerms: readonly string[]) => ChatModelWithTools) | undefined;
+  /** How answers' figures are checked (ANSWER_CHECK); absent: flagged, not repaired. */
+  readonly answerCheck?: AnswerCheckMode | undefined;
 }
 
 /** One question on an opened session. */
@@ -137,6 +140,7 @@ export class ConversationService {
           signal: request.signal,
           ...(request.onEvent ? { onEvent: request.onEvent } : {}),
           ...(request.hooks ? { hooks: request.hooks } : {}),
+          answerCheck: this.deps.answerCheck ?? 'flag',
         });
       } catch (error) {
         // What the turn achieved is kept, marked with why it ended: the client stopped it, or the provider failed.

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
+import type { AnswerCheckMode } from '../config/config.ts';
 import { pinoHttp } from 'pino-http';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ConversationService } from '../conversations/conversationService.ts';
@@ -48,6 +49,8 @@ export interface AppServices {
   sessions: SessionStore;
   logger: Logger;
   chatDeadlineMs: number;
+  /** How answers' figures are checked (ANSWER_CHECK; `flag` for the offline model). */
+  answerCheck?: AnswerCheckMode;
   /** Origins allowed to call the API from a browser ('*' for any). */
   corsOrigins: string[];
   /** API keys (API_KEYS); empty or absent (and no declared keys): no authentication. */

@@ -85,6 +85,16 @@ export class Metrics {
     labelNames: ['finished', 'stop_reason'] as const,
     registers: [this.registry],
   });
+  readonly answerRepairs = new Counter({
+    name: 'answer_repairs_total',
+    help: 'Answers sent back to the model once because they stated figures no tool result backs (ANSWER_CHECK=repair).',
+    registers: [this.registry],
+  });
+  readonly unverifiedFigures = new Counter({
+    name: 'unverified_figures_total',
+    help: 'Figures returned flagged unverified: stated in an answer, backed by no tool result (after any repair).',
+    registers: [this.registry],
+  });
   readonly sseStreamsActive = new Gauge({
     name: 'sse_streams_active',
     help: 'Server-Sent Event streams currently open.',

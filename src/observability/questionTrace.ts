@@ -13,7 +13,9 @@ import type { Metrics } from './metrics.ts';
 /** One step of a question: a model call or a tool call, in the order they happened. */
 export type TraceStep =
   | { type: 'model'; duration_ms: number; outcome: string; input_tokens?: number; output_tokens?: number; prompt_tokens?: number; tool_definition_tokens?: number; tool_calls?: string[] }
-  | { type: 'tool'; tool: string; tool_call_id: string; duration_ms: number; outcome: string };
+  | { type: 'tool'; tool: string; tool_call_id: string; duration_ms: number; outcome: string }
+  /** The answer was sent back once for figures no tool result backs. */
+  | { type: 'answer_check'; outcome: 'repair'; unverified_figures: number };
 
 export interface QuestionObservation {
   /** Where the `trace` line goes (the request's logger, with its session id). */
@@ -80,6 +82,13 @@ export function questionHooks(observation: QuestionObservation): RunHooks {
       steps.push({ type: 'tool', tool: name, tool_call_id: id, duration_ms: durationMs, outcome });
       metrics?.toolCalls.inc({ tool: name, outcome });
       metrics?.toolCallDuration.observe({ tool: name }, durationMs / 1000);
+    },
+    onAnswerRepair({ unverified }) {
+      steps.push({ type: 'answer_check', outcome: 'repair', unverified_figures: unverified });
+      metrics?.answerRepairs.inc();
+    },
+    onUnverifiedFigures({ count }) {
+      metrics?.unverifiedFigures.inc(count);
     },
     onTurnEnd({ finished, stopReason, iterations, error }) {
       // A failed question counts the model calls it made, whatever failed.

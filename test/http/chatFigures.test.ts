@@ -24,16 +24,21 @@ interface Figure {
 const directory = mkdtempSync(path.join(tmpdir(), 'chat-figures-'));
 let mock: MockOpenAI;
 let modelService: Service;
+let repairService: Service;
 let offlineService: Service;
 
 beforeAll(async () => {
   mock = await startMockOpenAI();
   const common = { LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' };
-  modelService = await createService(loadConfig({ ...common, OPENAI_BASE_URL: mock.url, OPENAI_API_KEY: 'test-key', OPENAI_MODEL: 'mock-model', MODEL_MAX_RETRIES: '1', APP_DB: path.join(directory, 'model.db') } as NodeJS.ProcessEnv), silentLogger());
+  const model = { OPENAI_BASE_URL: mock.url, OPENAI_API_KEY: 'test-key', OPENAI_MODEL: 'mock-model', MODEL_MAX_RETRIES: '1' };
+  // Flag only: these tests read the first answer's figures as the model wrote them.
+  modelService = await createService(loadConfig({ ...common, ...model, ANSWER_CHECK: 'flag', APP_DB: path.join(directory, 'model.db') } as NodeJS.ProcessEnv), silentLogger());
+  repairService = await createService(loadConfig({ ...common, ...model, APP_DB: path.join(directory, 'repair.db') } as NodeJS.ProcessEnv), silentLogger());
   offlineService = await createService(loadConfig({ ...common, APP_DB: path.join(directory, 'offline.db') } as NodeJS.ProcessEnv), silentLogger());
 });
 afterAll(async () => {
   await modelService.close();
+  await repairService.close();
   await offlineService.close();
   await mock.close();
   rmSync(directory, { recursive: true, force: true });
@@ -83,6 +88,51 @@ describe('a real model through the OpenAI wire format', () => {
       { kind: 'value', call: 'call_total', path: 'rows[0].amount' },
       { kind: 'value', call: 'call_total', path: 'rows[0].amount' },
     ]);
+  });
+});
+
+describe('ANSWER_CHECK=repair (the default)', () => {
+  it('sends an answer with an invented figure back once; the corrected one is returned, the first kept as replaced', async () => {
+    let total = 0;
+    mock.enqueue(
+      { toolCalls: [decemberTotal] },
+      (sent) => ((total = returnedAmount(sent)), { content: `FI shows ${money(total)} EUR; BPC shows 512,345.67 EUR.` }),
+      () => ({ content: `FI shows ${money(total)} EUR; I have no BPC figure.` }),
+    );
+    const response = await request(repairService.app).post('/chat').send({ message: 'FI vs BPC for 1000 in December 2024?' });
+    expect(response.status).toBe(200);
+    expect(response.body.answer).toBe(`FI shows ${money(total)} EUR; I have no BPC figure.`);
+    expect(response.body.replaced).toEqual({ answer: `FI shows ${money(total)} EUR; BPC shows 512,345.67 EUR.`, unverified: ['512,345.67'] });
+    expect(amounts(response.body.figures).map((figure) => figure.receipt.kind)).toEqual(['value']);
+    // The model was told which figure no tool result backs, in one more call within the cap.
+    expect(response.body.iterations).toBe(3);
+    const request3 = mock.requests[2]!.body.messages as { role: string; content: string }[];
+    expect(request3.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('appear in no tool result of this conversation: 512,345.67') });
+    // The stored conversation keeps the corrected answer only: the next call sees no rejected answer.
+    mock.enqueue({ content: 'Nothing else.' });
+    await request(repairService.app).post('/chat').send({ message: 'anything else?', session_id: response.body.session_id });
+    const history = JSON.stringify(mock.requests[3]!.body.messages);
+    expect(history).not.toContain('512,345.67');
+    expect(history).toContain('I have no BPC figure.');
+    const metrics = await request(repairService.app).get('/metrics');
+    expect(metrics.text).toMatch(/^answer_repairs_total 1$/m);
+  });
+
+  it('flags a figure the model repeats after the repair turn, and streams the replacement as an event', async () => {
+    mock.enqueue({ toolCalls: [decemberTotal] }, { content: 'BPC shows 512,345.67 EUR.' }, { content: 'BPC really shows 512,345.67 EUR.' });
+    const response = await request(repairService.app).post('/chat').send({ message: 'BPC for 1000 in December 2024?', stream: true }).buffer(true).parse((res, done) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => done(null, text));
+    });
+    const events = String(response.body).split('\n\n').filter(Boolean).map((block) => ({ name: /^event: (.*)$/m.exec(block)?.[1], data: /^data: (.*)$/m.exec(block)?.[1] }));
+    const replaced = events.find((event) => event.name === 'answer_replaced');
+    expect(JSON.parse(replaced!.data!)).toEqual({ answer: 'BPC shows 512,345.67 EUR.', unverified: ['512,345.67'] });
+    const final = JSON.parse(events.find((event) => event.name === 'final')!.data!);
+    expect(final.answer).toBe('BPC really shows 512,345.67 EUR.');
+    expect(amounts(final.figures).map((figure) => [figure.text, figure.receipt.kind])).toEqual([['512,345.67', 'unverified']]);
+    const metrics = await request(repairService.app).get('/metrics');
+    expect(metrics.text).toMatch(/^unverified_figures_total 1$/m);
   });
 });
 

@@ -101,6 +101,8 @@ export function chatRoutes(services: AppServices, conversations: ConversationSer
         usage: result.usage,
         // Each figure the answer states, with its receipt: where in which tool result it came from, or unverified.
         figures: result.figures,
+        // The first answer, when it stated figures no tool result backed and the model rewrote it.
+        ...(result.replaced ? { replaced: result.replaced } : {}),
       };
       if (events) events.final(answer);
       else response.json(answer);
