@@ -2,9 +2,11 @@
  * One question and its answer in the conversation. The answer is updated as POST /chat streams
  * it (tokens, tool calls starting and finishing, their result views and charts), then replaced by
  * the final body, which is authoritative; a stored turn (GET /sessions/{id}) goes straight to the
- * final state. Tool calls are drawn by tools.js, result views by views.js from results.js.
+ * final state. Tool calls are drawn by tools.js, result views by views.js from results.js, the
+ * receipts of the answer's figures by figures.js.
  */
 import { drawChart } from './charts.js';
+import { decorateFigures } from './figures.js';
 import { h } from './dom.js';
 import { formatDuration, formatNumber, humanize } from './format.js';
 import { renderAnswer } from './markdown.js';
@@ -31,12 +33,13 @@ export function createTurn(question, { locale, viewContext, charts }) {
   const answer = h('div', { class: 'ac-answer', 'aria-busy': 'true' }, h('span', { class: 'ac-typing', 'aria-label': 'Working' }, h('span'), h('span'), h('span')));
   const toolList = h('ol', { class: 'ac-tools', 'aria-label': 'Tool calls' });
   const results = h('div', { class: 'ac-results' });
+  const receipts = h('div', { class: 'ac-receipts' });
   const meta = h('p', { class: 'ac-meta' });
   const element = h(
     'article',
     { class: 'ac-turn' },
     h('div', { class: 'ac-question' }, h('span', { class: 'ac-sr' }, 'You asked: '), h('p', {}, question)),
-    h('div', { class: 'ac-reply' }, h('span', { class: 'ac-sr' }, 'Answer: '), toolList, answer, results, meta),
+    h('div', { class: 'ac-reply' }, h('span', { class: 'ac-sr' }, 'Answer: '), toolList, answer, receipts, results, meta),
   );
   const tools = new Map();
   let streamed = '';
@@ -118,6 +121,7 @@ export function createTurn(question, { locale, viewContext, charts }) {
         }),
       );
       answer.replaceChildren(renderAnswer(body.answer ?? streamed));
+      const figures = decorateFigures(answer, receipts, body.answer === undefined ? [] : body.figures, calls, { locale });
       answer.setAttribute('aria-busy', 'false');
       showResults(calls);
       const parts = [];
@@ -125,7 +129,11 @@ export function createTurn(question, { locale, viewContext, charts }) {
       parts.push(`${calls.length} tool ${calls.length === 1 ? 'call' : 'calls'}`);
       if (typeof body.usage?.total_tokens === 'number') parts.push(`${formatNumber(body.usage.total_tokens, { locale })} tokens`);
       if (typeof tookMs === 'number') parts.push(formatDuration(tookMs, { locale }));
+      if (figures.verified > 0) parts.push(`${figures.verified} ${figures.verified === 1 ? 'figure' : 'figures'} with receipts`);
       meta.replaceChildren(parts.join(' · '));
+      if (figures.unverified > 0) {
+        meta.prepend(h('span', { class: 'ac-badge ac-badge-warn ac-unverified-count' }, `⚠ ${figures.unverified} unverified ${figures.unverified === 1 ? 'figure' : 'figures'}`), ' ');
+      }
       if (body.finished === false) {
         meta.prepend(h('span', { class: 'ac-badge ac-badge-warn' }, body.stop_reason === 'max_iterations' ? 'Incomplete: step limit reached' : body.stop_reason === 'client_stopped' ? 'Stopped before the answer' : `Incomplete: ${humanize(body.stop_reason ?? 'stopped')}`), ' ');
       }

@@ -1,0 +1,160 @@
+/**
+ * Receipts in the web chat, in headless Chromium against the real service and offline model:
+ * asked why FI differs from BPC, the answer's figures are buttons; hovering, focusing or clicking
+ * "443,100.00" opens its receipt (compare_sources, fi_reporting vs bpc_reporting, company 1000,
+ * December 2024, the row), which is also the button's accessible description; no figure of the
+ * offline model's answer is unverified, and the answer's text is still exactly the answer. A
+ * crafted answer with an invented figure, rendered by the same modules, is marked plainly.
+ * Screenshot: test/.artifacts/web/receipt-open.png.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { launchBrowser, openPage, screenshot, startService, type Browser, type RunningService } from './support/browser.ts';
+
+const WHY = 'Why does FI differ from BPC for company 1000 in December 2024?';
+const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 10_000 });
+
+let service: RunningService;
+let browser: Browser;
+let page: Page;
+let errors: string[];
+
+beforeAll(async () => {
+  service = await startService();
+  browser = await launchBrowser();
+  ({ page, errors } = await openPage(browser));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.close();
+});
+
+/** The text of the receipt the figure button describes itself with, and whether it shows. */
+async function receiptOf(figure: ReturnType<Page['locator']>): Promise<{ text: string; visible: boolean }> {
+  const id = await figure.getAttribute('aria-describedby');
+  expect(id).toBeTruthy();
+  const receipt = page.locator(`[id="${id}"]`);
+  return { text: (await receipt.textContent()) ?? '', visible: await receipt.isVisible() };
+}
+
+it(
+  'opens the receipt of a figure by hover, keyboard and click, and marks none of the offline answer unverified',
+  async () => {
+    await page.goto(service.url);
+    const input = page.getByLabel('Ask a question about your data');
+    await input.fill(WHY);
+    await input.press('Enter');
+    await poll(() => page.locator('.ac-turn .ac-answer[aria-busy="false"]').count()).toBe(1);
+
+    const answer = page.locator('.ac-turn .ac-answer');
+    const figures = answer.locator('button.ac-figure');
+    expect(await figures.count()).toBeGreaterThanOrEqual(8);
+    expect(await answer.locator('.ac-figure-unverified').count()).toBe(0);
+    expect(await page.locator('.ac-unverified-count').count()).toBe(0);
+    // Receipts sit beside the answer: its text is what the service wrote, figures included.
+    expect(await answer.textContent()).toContain('fi_reporting: 443,100.00 EUR; bpc_reporting: 333,100.00 EUR');
+    expect(await answer.textContent()).not.toContain('compare_sources');
+
+    const figure = figures.filter({ hasText: /^443,100\.00$/ }).first();
+    expect((await receiptOf(figure)).visible).toBe(false);
+
+    // Hover shows it.
+    await figure.hover();
+    await poll(async () => (await receiptOf(figure)).visible).toBe(true);
+    const { text } = await receiptOf(figure);
+    expect(text).toContain('compare_sources');
+    expect(text).toContain('fi_reporting vs bpc_reporting');
+    expect(text).toContain('company 1000');
+    expect(text).toContain('December 2024');
+    expect(text).toContain('currency EUR');
+    expect(text).toContain('total_a (fi_reporting) = 443,100');
+    await page.mouse.move(0, 0);
+    await poll(async () => (await receiptOf(figure)).visible).toBe(false);
+
+    // The keyboard reaches it; the screen reader hears the receipt as its description; Escape closes it.
+    await figure.focus();
+    await poll(async () => (await receiptOf(figure)).visible).toBe(true);
+    const description = await figure.evaluate((element: { ariaDescribedByElements?: Array<{ textContent: string }> }) => element.ariaDescribedByElements?.map((node) => node.textContent).join(' '));
+    expect(description ?? (await receiptOf(figure)).text).toContain('compare_sources');
+    expect(await figure.evaluate((element: { tagName: string; tabIndex: number }) => `${element.tagName}:${element.tabIndex}`)).toBe('BUTTON:0');
+    await figure.press('Escape');
+    expect((await receiptOf(figure)).visible).toBe(false);
+
+    // A click pins it open until clicked again.
+    await figure.click();
+    expect(await figure.getAttribute('aria-expanded')).toBe('true');
+    await page.mouse.move(0, 0);
+    expect((await receiptOf(figure)).visible).toBe(true);
+    await screenshot(page, 'receipt-open');
+    await figure.click();
+    expect(await figure.getAttribute('aria-expanded')).toBe('false');
+
+    // A figure of the explanation reads the row of the dimension it came from.
+    const driver = figures.filter({ hasText: /^2,036,800\.00$/ }).first();
+    await driver.hover();
+    await poll(async () => (await receiptOf(driver)).text).toContain('value G4000000');
+    expect(errors).toEqual([]);
+  },
+  60_000,
+);
+
+it(
+  'marks an invented figure plainly, keeps markdown, and never reads model text as HTML',
+  async () => {
+    // The same modules the chat uses, on a crafted answer: one figure a tool backs, one invented.
+    const result = await page.evaluate(`(async () => {
+      const { renderAnswer } = await import('/app/markdown.js');
+      const { decorateFigures } = await import('/app/figures.js');
+      const text = '- fi_reporting: **443,100.00** EUR\\n- invented: 120,000.00 EUR <img src=x onerror="window.__hacked=1">';
+      const calls = [{ id: 'c1', name: 'compare_sources', args: { source_a: 'fi_reporting', source_b: 'bpc_reporting', filters: { company: '1000' } },
+        result: { summary: { totals: [{ currency: 'EUR', total_a: 443100 }] } } }];
+      const figures = [
+        { text: '443,100.00', start: 16, end: 26, value: 443100, kind: 'amount', receipt: { kind: 'value', call: 'c1', path: 'summary.totals[0].total_a' } },
+        { text: '120,000.00', start: 46, end: 56, value: 120000, kind: 'amount', receipt: { kind: 'unverified' } },
+      ];
+      const reply = document.createElement('div');
+      reply.className = 'ac-reply';
+      const answer = document.createElement('div');
+      const holder = document.createElement('div');
+      reply.append(answer, holder);
+      document.querySelector('.ac-log').append(reply);
+      answer.append(renderAnswer(text));
+      const counts = decorateFigures(answer, holder, figures, calls, {});
+      const bad = answer.querySelector('.ac-figure-unverified');
+      const good = answer.querySelector('strong > .ac-figure:not(.ac-figure-unverified)');
+      const describedBy = (button) => document.getElementById(button.getAttribute('aria-describedby')).textContent;
+      const marker = getComputedStyle(bad, '::after').content;
+      const seen = { counts, bad: bad && { text: bad.textContent, title: bad.title, receipt: describedBy(bad), marker },
+        good: good && { text: good.textContent, receipt: describedBy(good) }, answerText: answer.textContent,
+        images: answer.querySelectorAll('img').length, hacked: window.__hacked === 1 };
+      reply.remove();
+      return seen;
+    })()`);
+    expect(result).toMatchObject({
+      counts: { verified: 1, unverified: 1 },
+      bad: { text: '120,000.00', title: 'No tool result backs this figure' },
+      good: { text: '443,100.00' },
+      images: 0,
+      hacked: false,
+    });
+    const { bad, good, answerText } = result as { bad: { receipt: string; marker: string }; good: { receipt: string }; answerText: string };
+    expect(bad.receipt).toContain('No tool result backs this figure');
+    expect(bad.marker).toContain('⚠');
+    expect(good.receipt).toContain('compare_sources');
+    expect(answerText).toContain('invented: 120,000.00 EUR <img src=x');
+    expect(errors).toEqual([]);
+  },
+  30_000,
+);
+
+it(
+  'brings the conversation back on reload with its answer, receipts or not',
+  async () => {
+    await page.reload();
+    await poll(() => page.locator('.ac-turn .ac-answer').first().textContent()).toContain('fi_reporting: 443,100.00 EUR');
+    expect(await page.locator('.ac-figure-unverified').count()).toBe(0);
+    expect(errors).toEqual([]);
+  },
+  30_000,
+);
