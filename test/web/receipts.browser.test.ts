@@ -4,11 +4,14 @@
  * "443,100.00" opens its receipt (compare_sources, fi_reporting vs bpc_reporting, company 1000,
  * December 2024, the row), which is also the button's accessible description; no figure of the
  * offline model's answer is unverified, and the answer's text is still exactly the answer. A
- * crafted answer with an invented figure, rendered by the same modules, is marked plainly.
- * Screenshot: test/.artifacts/web/receipt-open.png.
+ * crafted answer with an invented figure, rendered by the same modules, is marked plainly; and a
+ * real model (the scripted OpenAI-wire mock) that invents a figure and repeats it after the repair
+ * turn gets its first answer shown as replaced and the figure marked unverified in the chat.
+ * Screenshots: test/.artifacts/web/receipt-open.png, receipt-unverified.png.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startMockOpenAI, type MockOpenAI } from '../support/mockOpenAI.ts';
 import { launchBrowser, openPage, screenshot, startService, type Browser, type RunningService } from './support/browser.ts';
 
 const WHY = 'Why does FI differ from BPC for company 1000 in December 2024?';
@@ -28,7 +31,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await service?.close();
+  await modelService?.close();
+  await mock?.close();
 });
+
+let mock: MockOpenAI;
+let modelService: RunningService;
 
 /** The text of the receipt the figure button describes itself with, and whether it shows. */
 async function receiptOf(figure: ReturnType<Page['locator']>): Promise<{ text: string; visible: boolean }> {
@@ -157,4 +165,50 @@ it(
     expect(errors).toEqual([]);
   },
   30_000,
+);
+
+it(
+  'shows a repaired answer with the replaced one marked, and a figure the model repeats flagged unverified',
+  async () => {
+    mock = await startMockOpenAI();
+    modelService = await startService({ MODEL_PROVIDER: 'openai', OPENAI_BASE_URL: mock.url, OPENAI_API_KEY: 'test-key', OPENAI_MODEL: 'mock-model', MODEL_MAX_RETRIES: '1', ANSWER_CHECK: 'repair' });
+    const total = { name: 'query_source', arguments: { source: 'fi_reporting', measures: ['amount'], filters: { company: '1000', period: '2024012' } }, id: 'call_total' };
+    mock.enqueue({ toolCalls: [total] }, { content: 'FI shows 443,100.00 EUR; BPC shows 512,345.67 EUR.' }, { content: 'FI shows 443,100.00 EUR; BPC really shows 512,345.67 EUR.' });
+    const { page: modelPage, errors: modelErrors } = await openPage(browser);
+    await modelPage.goto(modelService.url);
+    // While the answer still streams, the answer_replaced event already sets the first one aside.
+    await modelPage.evaluate(`new MutationObserver(() => {
+      if (document.querySelector('.ac-answer[aria-busy="true"]') && document.querySelector('.ac-replaced')) window.__replacedWhileStreaming = true;
+    }).observe(document.body, { subtree: true, childList: true, attributes: true })`);
+    const input = modelPage.getByLabel('Ask a question about your data');
+    await input.fill('FI vs BPC for 1000 in December 2024?');
+    await input.press('Enter');
+    await expect.poll(() => modelPage.locator('.ac-turn .ac-answer[aria-busy="false"]').count(), { timeout: 15_000 }).toBe(1);
+
+    expect(await modelPage.evaluate('window.__replacedWhileStreaming === true')).toBe(true);
+    const answer = modelPage.locator('.ac-turn .ac-answer');
+    expect(await answer.textContent()).toBe('FI shows 443,100.00 EUR; BPC really shows 512,345.67 EUR.');
+    // The first answer is set aside, marked, with the figure that caused it.
+    const replaced = modelPage.locator('.ac-turn .ac-replaced');
+    expect(await replaced.locator('summary').textContent()).toContain('512,345.67, which no tool result backs');
+    expect(await replaced.locator('.ac-replaced-text').textContent()).toBe('FI shows 443,100.00 EUR; BPC shows 512,345.67 EUR.');
+
+    // In the corrected answer the faithful figure has its receipt, the repeated one is flagged.
+    const good = answer.locator('.ac-figure', { hasText: '443,100.00' });
+    expect(await good.getAttribute('data-receipt')).toBe('value');
+    const bad = answer.locator('.ac-figure-unverified');
+    expect(await bad.count()).toBe(1);
+    expect(await bad.textContent()).toBe('512,345.67');
+    expect(await bad.getAttribute('title')).toBe('No tool result backs this figure');
+    await bad.focus();
+    const id = await bad.getAttribute('aria-describedby');
+    await expect.poll(() => modelPage.locator(`[id="${id}"]`).isVisible()).toBe(true);
+    expect(await modelPage.locator(`[id="${id}"]`).textContent()).toContain('No tool result backs this figure');
+    expect(await modelPage.locator('.ac-turn .ac-unverified-count').textContent()).toBe('⚠ 1 unverified figure');
+    await screenshot(modelPage, 'receipt-unverified');
+    expect(mock.pending()).toBe(0);
+    expect(modelErrors).toEqual([]);
+    await modelPage.close();
+  },
+  60_000,
 );

@@ -54,7 +54,7 @@ export function createClient({ apiUrl, apiKey }) {
     },
 
     /**
-     * Asks a question. `on` receives `token`, `tool_start`, `tool_result` as they stream; the
+     * Asks a question. `on` receives `token`, `tool_start`, `tool_result`, `answer_replaced` as they stream; the
      * promise resolves with the final body (the non-streamed /chat response). `locale` (a BCP 47
      * tag) asks for the answer's numbers in that locale's format; a tag the contract would
      * refuse is left out rather than failing the question.

@@ -46,6 +46,10 @@ export function createConversation({ client, session, requestLocale, apiUrl, log
           token: (data) => follower.keepPinned(() => turn.appendToken(data?.text ?? '')),
           tool_start: (data) => follower.keepPinned(() => turn.toolStart(data)),
           tool_result: (data) => follower.keepPinned(() => turn.toolResult(data)),
+          answer_replaced: (data) => {
+            follower.keepPinned(() => turn.answerReplaced(data));
+            announce('The answer stated figures no tool result backs; a corrected answer follows.');
+          },
         },
       });
       session.remember(body.session_id);

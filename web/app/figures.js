@@ -10,6 +10,7 @@
  * nodes: the figures are cut out of the rendered text nodes, never parsed as HTML.
  */
 import { h, uniqueId } from './dom.js';
+import { renderAnswer } from './markdown.js';
 import { describeReceipt, hasReceipt, placeFigures } from './receipts.js';
 
 /** Shown on an unverified figure and read by screen readers. */
@@ -116,4 +117,29 @@ export function decorateFigures(answer, holder, figures, calls, { locale = 'en-U
   }
   holder.append(...popovers);
   return counts;
+}
+
+/**
+ * The first answer a repair turn replaced (POST /chat's `replaced`, or the `answer_replaced`
+ * event while streaming), shown closed above the corrected one: what it said, with the figures
+ * no tool result backs marked as unverified ones are. A reader sees that it happened and why.
+ * @param {{answer: string, unverified?: string[]}} replaced
+ * @param {{locale?: string}} [options]
+ * @returns {HTMLElement} a `<details class="ac-replaced">`
+ * @example
+ * reply.prepend(replacedAnswer({ answer: 'BPC shows 512,345.67 EUR.', unverified: ['512,345.67'] }));
+ */
+export function replacedAnswer({ answer, unverified = [] }, { locale = 'en-US' } = {}) {
+  const text = h('div', { class: 'ac-replaced-text' }, renderAnswer(answer ?? ''));
+  const holder = h('div', { class: 'ac-receipts' });
+  const figures = (Array.isArray(unverified) ? unverified : []).map((figure) => ({ text: String(figure), kind: 'amount', receipt: { kind: 'unverified' } }));
+  decorateFigures(text, holder, figures, [], { locale });
+  const named = figures.map((figure) => figure.text).join(', ');
+  return h(
+    'details',
+    { class: 'ac-replaced' },
+    h('summary', {}, `Replaced answer: it stated ${named ? `${named}, which no tool result backs` : 'figures no tool result backs'}; the answer below is the corrected one`),
+    text,
+    holder,
+  );
 }

@@ -6,7 +6,7 @@
  * receipts of the answer's figures by figures.js.
  */
 import { drawChart } from './charts.js';
-import { decorateFigures } from './figures.js';
+import { decorateFigures, replacedAnswer } from './figures.js';
 import { h } from './dom.js';
 import { formatDuration, formatNumber, humanize } from './format.js';
 import { renderAnswer } from './markdown.js';
@@ -21,7 +21,8 @@ import { renderView } from './views.js';
  *   viewContext: what views.js needs (see renderView); charts: every chart of the chat, so New chat
  *   and unmounting can destroy them (the turn adds and removes its own)
  * @returns {{element: HTMLElement, appendToken: (text: string) => void, toolStart: (data: object) => void,
- *   toolResult: (data: object) => void, finish: (body: object, tookMs?: number) => void,
+ *   toolResult: (data: object) => void, answerReplaced: (data: object) => void,
+ *   finish: (body: object, tookMs?: number) => void,
  *   stopped: () => void, fail: (error: {title: string, detail: string}) => void}}
  * @example
  * const turn = createTurn('Amount by period', { locale: 'en-US', viewContext, charts });
@@ -34,12 +35,14 @@ export function createTurn(question, { locale, viewContext, charts }) {
   const toolList = h('ol', { class: 'ac-tools', 'aria-label': 'Tool calls' });
   const results = h('div', { class: 'ac-results' });
   const receipts = h('div', { class: 'ac-receipts' });
+  /** Holds the first answer when a repair turn replaced it (figures.js). */
+  const replaced = h('div', { class: 'ac-replaced-slot' });
   const meta = h('p', { class: 'ac-meta' });
   const element = h(
     'article',
     { class: 'ac-turn' },
     h('div', { class: 'ac-question' }, h('span', { class: 'ac-sr' }, 'You asked: '), h('p', {}, question)),
-    h('div', { class: 'ac-reply' }, h('span', { class: 'ac-sr' }, 'Answer: '), toolList, answer, receipts, results, meta),
+    h('div', { class: 'ac-reply' }, h('span', { class: 'ac-sr' }, 'Answer: '), toolList, replaced, answer, receipts, results, meta),
   );
   const tools = new Map();
   let streamed = '';
@@ -108,6 +111,13 @@ export function createTurn(question, { locale, viewContext, charts }) {
       tools.set(data.id, { call, element });
       showResults(streamedCalls());
     },
+    /** The text streamed so far stated figures no tool result backs: it is set aside, marked, and the corrected answer streams next. */
+    answerReplaced(data) {
+      replaced.replaceChildren(replacedAnswer({ answer: data?.answer ?? streamed, unverified: data?.unverified }, { locale }));
+      streamed = '';
+      streamNode = null;
+      answer.replaceChildren();
+    },
     /** The final body (or a stored turn): authoritative answer, complete tool results. */
     finish(body, tookMs) {
       const calls = Array.isArray(body.tool_calls) ? body.tool_calls : [];
@@ -120,6 +130,7 @@ export function createTurn(question, { locale, viewContext, charts }) {
           return element;
         }),
       );
+      if (body.replaced) replaced.replaceChildren(replacedAnswer(body.replaced, { locale }));
       answer.replaceChildren(renderAnswer(body.answer ?? streamed));
       const figures = decorateFigures(answer, receipts, body.answer === undefined ? [] : body.figures, calls, { locale });
       answer.setAttribute('aria-busy', 'false');
@@ -129,7 +140,7 @@ export function createTurn(question, { locale, viewContext, charts }) {
       parts.push(`${calls.length} tool ${calls.length === 1 ? 'call' : 'calls'}`);
       if (typeof body.usage?.total_tokens === 'number') parts.push(`${formatNumber(body.usage.total_tokens, { locale })} tokens`);
       if (typeof tookMs === 'number') parts.push(formatDuration(tookMs, { locale }));
-      if (figures.verified > 0) parts.push(`${figures.verified} ${figures.verified === 1 ? 'figure' : 'figures'} with receipts`);
+      if (figures.verified > 0) parts.push(`${figures.verified} verified ${figures.verified === 1 ? 'figure' : 'figures'}`);
       meta.replaceChildren(parts.join(' · '));
       if (figures.unverified > 0) {
         meta.prepend(h('span', { class: 'ac-badge ac-badge-warn ac-unverified-count' }, `⚠ ${figures.unverified} unverified ${figures.unverified === 1 ? 'figure' : 'figures'}`), ' ');
