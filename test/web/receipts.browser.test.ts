@@ -77,6 +77,11 @@ it(
     expect(text).toContain('December 2024');
     expect(text).toContain('currency EUR');
     expect(text).toContain('total_a (fi_reporting) = 443,100');
+    // The pointer can move onto the receipt to read it; it stays open there.
+    const box = (await page.locator(`[id="${await figure.getAttribute('aria-describedby')}"]`).boundingBox())!;
+    await page.mouse.move(box.x + 20, box.y + box.height / 2, { steps: 4 });
+    await page.waitForTimeout(400);
+    expect((await receiptOf(figure)).visible).toBe(true);
     await page.mouse.move(0, 0);
     await poll(async () => (await receiptOf(figure)).visible).toBe(false);
 

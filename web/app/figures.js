@@ -101,9 +101,17 @@ export function decorateFigures(answer, holder, figures, calls, { locale = 'en-U
     figureNode.splitText(place.end - place.start);
     figureNode.replaceWith(button);
     button.append(figureNode);
-    const entry = { button, popover, pinned: false };
-    button.addEventListener('mouseenter', () => show(entry));
-    button.addEventListener('mouseleave', () => !entry.pinned && hide(entry));
+    const entry = { button, popover, pinned: false, leaving: undefined };
+    // The pointer may move from the figure onto its receipt (to read or select it) without losing it.
+    const stay = () => clearTimeout(entry.leaving);
+    const leave = () => {
+      stay();
+      entry.leaving = setTimeout(() => !entry.pinned && button !== button.getRootNode().activeElement && hide(entry), 150);
+    };
+    button.addEventListener('mouseenter', () => (stay(), show(entry)));
+    button.addEventListener('mouseleave', leave);
+    popover.addEventListener('mouseenter', stay);
+    popover.addEventListener('mouseleave', leave);
     button.addEventListener('focus', () => show(entry));
     button.addEventListener('blur', () => !entry.pinned && hide(entry));
     button.addEventListener('click', () => (entry.pinned ? hide(entry) : show(entry, true)));
