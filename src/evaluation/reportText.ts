@@ -16,7 +16,7 @@ const numberFormat = new Intl.NumberFormat('en-US');
  * tableHeader(30) // '   #  id                              expects    outcome      latency  calls'
  */
 export function tableHeader(idWidth: number): string {
-  return `${'#'.padStart(4)}  ${'id'.padEnd(idWidth)}  ${'expects'.padEnd(9)}  ${'outcome'.padEnd(9)}  ${'latency'.padStart(10)}  ${'calls'.padStart(5)}`;
+  return `${'#'.padStart(4)}  ${'id'.padEnd(idWidth)}  ${'expects'.padEnd(9)}  ${'outcome'.padEnd(9)}  ${'latency'.padStart(10)}  ${'calls'.padStart(5)}  ${'figures'.padStart(9)}`;
 }
 
 /**
@@ -27,8 +27,11 @@ export function tableHeader(idWidth: number): string {
 export function tableRow(result: QuestionResult, position: number, idWidth: number): string {
   const latency = `${result.latency_ms.toFixed(1)} ms`;
   const calls = result.model_calls === null ? '-' : String(result.model_calls);
-  const line = `${String(position).padStart(4)}  ${result.id.padEnd(idWidth)}  ${result.expected.kind.padEnd(9)}  ${result.outcome.padEnd(9)}  ${latency.padStart(10)}  ${calls.padStart(5)}`;
-  return result.error ? `${line}  ${result.error}` : line;
+  // Verified/all amounts and percentages; "!" marks an answer with a figure no tool result backs.
+  const figures = result.figures ? `${result.figures.verified}/${result.figures.verified + result.figures.unverified}${result.figures.unverified ? '!' : ''}` : '-';
+  const line = `${String(position).padStart(4)}  ${result.id.padEnd(idWidth)}  ${result.expected.kind.padEnd(9)}  ${result.outcome.padEnd(9)}  ${latency.padStart(10)}  ${calls.padStart(5)}  ${figures.padStart(9)}`;
+  if (result.error) return `${line}  ${result.error}`;
+  return result.figures?.unverified ? `${line}  unverified: ${result.figures.unverified_texts.join(', ')}` : line;
 }
 
 /**
@@ -58,6 +61,7 @@ export function summaryText(report: EvaluationReport): string[] {
     `model calls: ${numberFormat.format(summary.model_calls.total)}${summary.model_calls.per_answer === null ? '' : ` (${summary.model_calls.per_answer} per answered question)`}; unfinished (model-call budget spent): ${summary.unfinished}`,
     `tokens: input ${numberFormat.format(summary.tokens.input)}, output ${numberFormat.format(summary.tokens.output)}`,
     `latency: ${latencyText(summary)}`,
+    `figures: ${figuresText(summary)}`,
   ];
   return lines;
 }
@@ -88,4 +92,11 @@ function expectedText(expected: ExpectedReply): string {
 function quoted(answer: string): string {
   const oneLine = answer.replace(/\s+/g, ' ').trim();
   return oneLine.length > QUOTED_ANSWER_LENGTH ? `${oneLine.slice(0, QUOTED_ANSWER_LENGTH)}…` : oneLine;
+}
+
+function figuresText(summary: EvaluationSummary): string {
+  const figures = summary.figures;
+  if (!figures) return 'not reported by the instance (ANSWER_CHECK=off, or a version without receipts)';
+  const share = figures.share_verified === null ? 'none stated' : `${(figures.share_verified * 100).toFixed(1)}% verified`;
+  return `${numberFormat.format(figures.verified)} verified, ${numberFormat.format(figures.unverified)} unverified (${share}); ${figures.answers_with_unverified} answers with an unverified figure; ${figures.repaired} answers repaired`;
 }

@@ -41,6 +41,13 @@ export interface QuestionResult {
   /** false when the model-call budget ran out (stop_reason max_iterations). */
   finished: boolean | null;
   session_id: string | null;
+  /**
+   * Amounts and percentages the answer states, with a receipt (verified) or without (unverified),
+   * from the response's `figures`; null when the instance returns none (an older version, or ANSWER_CHECK=off).
+   */
+  figures: { verified: number; unverified: number; unverified_texts: string[] } | null;
+  /** Whether the instance sent the first answer back for figures no tool result backed. */
+  repaired: boolean | null;
 }
 
 export interface EvaluationReport {
@@ -84,6 +91,8 @@ const chatResponseSchema = z.object({
   finished: z.boolean(),
   iterations: z.number(),
   usage: z.object({ input_tokens: z.number(), output_tokens: z.number() }),
+  figures: z.array(z.object({ text: z.string(), kind: z.string(), receipt: z.object({ kind: z.string() }) })).optional(),
+  replaced: z.object({ answer: z.string() }).optional(),
 });
 
 const healthSchema = z.object({ model: z.object({ provider: z.string(), name: z.string(), base_url: z.string().optional() }) });
@@ -137,7 +146,7 @@ async function ask(url: string, question: EvaluationQuestion, sessionId: string 
     expected: expectedReply(question.expect),
   };
   const failed = (error: string, latency: number, status: number | null = null, session: string | null = null): QuestionResult => ({
-    ...base, outcome: 'error', answer: null, error, http_status: status, latency_ms: latency, model_calls: null, input_tokens: null, output_tokens: null, finished: null, session_id: session,
+    ...base, outcome: 'error', answer: null, error, http_status: status, latency_ms: latency, model_calls: null, input_tokens: null, output_tokens: null, finished: null, session_id: session, figures: null, repaired: null,
   });
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
@@ -185,8 +194,18 @@ async function ask(url: string, question: EvaluationQuestion, sessionId: string 
       output_tokens: chat.data.usage.output_tokens,
       finished: chat.data.finished,
       session_id: chat.data.session_id,
+      figures: figureCounts(chat.data.figures),
+      repaired: chat.data.replaced !== undefined,
     };
   }
+}
+
+/** Amounts and percentages with and without a receipt (codes, years and periods are not checked). */
+function figureCounts(figures: { text: string; kind: string; receipt: { kind: string } }[] | undefined): QuestionResult['figures'] {
+  if (!figures) return null;
+  const checked = figures.filter((figure) => figure.receipt.kind !== 'not_a_figure');
+  const unverified = checked.filter((figure) => figure.receipt.kind === 'unverified').map((figure) => figure.text);
+  return { verified: checked.length - unverified.length, unverified: unverified.length, unverified_texts: unverified };
 }
 
 function expectedReply(expect: Expectation): ExpectedReply {

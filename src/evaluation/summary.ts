@@ -27,6 +27,8 @@ export interface EvaluationSummary {
   tokens: { input: number; output: number };
   /** Per answered question, measured by the client, in ms. */
   latency_ms: { answered: number; p50: number | null; p95: number | null; max: number | null };
+  /** Figures of the answers with a receipt and without (null when the instance returns no figures), and answers repaired. */
+  figures: { verified: number; unverified: number; share_verified: number | null; answers_with_unverified: number; repaired: number } | null;
 }
 
 const emptyCounts = (): OutcomeCounts => ({ correct: 0, clarified: 0, declined: 0, wrong: 0, error: 0 });
@@ -63,6 +65,21 @@ export function summarise(results: QuestionResult[]): EvaluationSummary {
     model_calls: { total: modelCalls, per_answer: answered.length > 0 ? round(modelCalls / answered.length, 2) : null },
     tokens: { input: sum(answered.map((result) => result.input_tokens ?? 0)), output: sum(answered.map((result) => result.output_tokens ?? 0)) },
     latency_ms: { answered: latencies.length, p50: percentile(latencies, 50), p95: percentile(latencies, 95), max: latencies.at(-1) ?? null },
+    figures: figureSummary(answered),
+  };
+}
+
+function figureSummary(answered: QuestionResult[]): EvaluationSummary['figures'] {
+  const checked = answered.filter((result) => result.figures);
+  if (checked.length === 0) return null;
+  const verified = sum(checked.map((result) => result.figures!.verified));
+  const unverified = sum(checked.map((result) => result.figures!.unverified));
+  return {
+    verified,
+    unverified,
+    share_verified: verified + unverified > 0 ? round(verified / (verified + unverified), 4) : null,
+    answers_with_unverified: checked.filter((result) => result.figures!.unverified > 0).length,
+    repaired: checked.filter((result) => result.repaired).length,
   };
 }
 

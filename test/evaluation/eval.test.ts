@@ -96,7 +96,8 @@ describe('npm run eval against a running service', { timeout: 90_000 }, () => {
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
     const lineOf = (id: string) => lines.find((line) => line.includes(` ${id} `)) ?? '';
-    expect(lineOf('de-december')).toMatch(/\banswer\s+correct\s+\d+\.\d ms\s+\d+$/);
+    // Outcome, latency, model calls, then the amounts verified of those stated (the offline model's: all).
+    expect(lineOf('de-december')).toMatch(/\banswer\s+correct\s+\d+\.\d ms\s+\d+\s+(\d+)\/\1$/);
     expect(lineOf('uk-october-fi-vs-bpc')).toMatch(/\bcorrect\b/);
     expect(lineOf('uk-same-for-september')).toMatch(/\bcorrect\b/);
     expect(lineOf('vague')).toMatch(/\bclarify\s+clarified\b/);
@@ -109,6 +110,7 @@ describe('npm run eval against a running service', { timeout: 90_000 }, () => {
     expect(run.stdout).toMatch(/^tokens: input [\d,]+, output [\d,]+$/m);
     expect(run.stdout).toMatch(/^latency: p50 \d+\.\d ms, p95 \d+\.\d ms, max \d+\.\d ms \(5 answered questions, measured by this client\)$/m);
     expect(run.stdout).toContain('(offline model offline-planner)');
+    expect(run.stdout).toMatch(/^figures: [1-9][\d,]* verified, 0 unverified \(100\.0% verified\); 0 answers with an unverified figure; 0 answers repaired$/m);
 
     const report = JSON.parse(readFileSync(out, 'utf8')) as EvaluationReport & { questions_file: string };
     expect(report.questions_file).toBe(questions);

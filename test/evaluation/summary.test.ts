@@ -7,17 +7,32 @@ import { describe, expect, it } from 'vitest';
 import type { QuestionResult } from '../../src/evaluation/runEvaluation.ts';
 import { percentile, summarise } from '../../src/evaluation/summary.ts';
 
-function result(id: string, expected: QuestionResult['expected'], outcome: QuestionResult['outcome'], latency: number): QuestionResult {
+function result(id: string, expected: QuestionResult['expected'], outcome: QuestionResult['outcome'], latency: number, figures: QuestionResult['figures'] = null, repaired = false): QuestionResult {
   const answered = outcome !== 'error';
   return {
     id, question: `question ${id}`, follow_up: false, expected, outcome,
     answer: answered ? `answer ${id}` : null, error: answered ? null : 'HTTP 502 model-unavailable: down', http_status: answered ? 200 : 502,
     latency_ms: latency, model_calls: answered ? 2 : null, input_tokens: answered ? 100 : null, output_tokens: answered ? 10 : null,
-    finished: answered ? true : null, session_id: null,
+    finished: answered ? true : null, session_id: null, figures: answered ? figures : null, repaired: answered ? repaired : null,
   };
 }
 
 const figures: QuestionResult['expected'] = { kind: 'answer', figures: ['1.00'] };
+
+describe('figures of a run', () => {
+  it('totals verified and unverified figures over the answers, with the answers repaired', () => {
+    const summary = summarise([
+      result('a', figures, 'correct', 10, { verified: 4, unverified: 0, unverified_texts: [] }),
+      result('b', figures, 'wrong', 20, { verified: 1, unverified: 1, unverified_texts: ['512,345.67'] }, true),
+      result('c', figures, 'error', 30),
+    ]);
+    expect(summary.figures).toEqual({ verified: 5, unverified: 1, share_verified: 0.8333, answers_with_unverified: 1, repaired: 1 });
+  });
+
+  it('says none were reported when the instance returns no figures', () => {
+    expect(summarise([result('a', figures, 'correct', 10)]).figures).toBeNull();
+  });
+});
 
 describe('summary of a run', () => {
   it('measures accuracy over the questions that expect figures or knowledge, errors included', () => {
