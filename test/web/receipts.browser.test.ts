@@ -6,7 +6,8 @@
  * offline model's answer is unverified, and the answer's text is still exactly the answer. A
  * crafted answer with an invented figure, rendered by the same modules, is marked plainly; and a
  * real model (the scripted OpenAI-wire mock) that invents a figure and repeats it after the repair
- * turn gets its first answer shown as replaced and the figure marked unverified in the chat.
+ * turn gets its first answer shown as replaced and the figure marked unverified in the chat. The
+ * <analyst-chat> element opens receipts the same way inside its shadow root.
  * Screenshots: test/.artifacts/web/receipt-open.png, receipt-unverified.png.
  */
 import type { Page } from 'playwright-core';
@@ -216,4 +217,35 @@ it(
     await modelPage.close();
   },
   60_000,
+);
+
+it(
+  'opens receipts the same way in the <analyst-chat> element, inside its shadow root',
+  async () => {
+    const { page: host, errors: hostErrors } = await openPage(browser);
+    await host.goto(`${service.url}embed`);
+    await host.evaluate(`(async () => {
+      localStorage.clear(); // a chat of its own, not the page's conversation of the tests above
+      await import('/embed.js');
+      const element = document.createElement('analyst-chat');
+      element.setAttribute('api-url', location.origin);
+      element.style.height = '700px';
+      document.body.replaceChildren(element);
+      await customElements.whenDefined('analyst-chat');
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      element.ask(${JSON.stringify(WHY)});
+    })()`);
+    // Playwright's CSS locators pierce the open shadow root.
+    await expect.poll(() => host.locator('analyst-chat .ac-answer[aria-busy="false"]').count(), { timeout: 15_000 }).toBe(1);
+    const figure = host.locator('analyst-chat .ac-answer button.ac-figure', { hasText: /^443,100\.00$/ }).first();
+    await figure.focus();
+    const description = await figure.evaluate((element: any) => element.getRootNode().getElementById(element.getAttribute('aria-describedby'))?.textContent ?? '');
+    expect(description).toContain('compare_sources');
+    expect(description).toContain('company 1000');
+    expect(await host.locator('analyst-chat .ac-receipt:not([hidden])').count()).toBe(1);
+    expect(await host.locator('analyst-chat .ac-figure-unverified').count()).toBe(0);
+    expect(hostErrors).toEqual([]);
+    await host.close();
+  },
+  30_000,
 );
