@@ -6,7 +6,8 @@
  * offline model's answer is unverified, and the answer's text is still exactly the answer. A
  * crafted answer with an invented figure, rendered by the same modules, is marked plainly; and a
  * real model (the scripted OpenAI-wire mock) that invents a figure and repeats it after the repair
- * turn gets its first answer shown as replaced and the figure marked unverified in the chat. The
+ * turn gets its first answer shown as replaced and the figure marked unverified in the chat; a
+ * figure the next answer quotes from that turn's result opens the earlier call's receipt. The
  * <analyst-chat> element opens receipts the same way inside its shadow root.
  * Screenshots: test/.artifacts/web/receipt-open.png, receipt-unverified.png.
  */
@@ -213,6 +214,18 @@ it(
     expect(await modelPage.locator('.ac-turn .ac-unverified-count').textContent()).toBe('⚠ 1 unverified figure');
     await screenshot(modelPage, 'receipt-unverified');
     expect(mock.pending()).toBe(0);
+
+    // A figure quoted from the earlier answer's result opens that earlier call's receipt.
+    mock.enqueue({ content: 'As said, FI shows 443,100.00 EUR.' });
+    await input.fill('say it again');
+    await input.press('Enter');
+    await expect.poll(() => modelPage.locator('.ac-turn .ac-answer[aria-busy="false"]').count(), { timeout: 15_000 }).toBe(2);
+    const quoted = modelPage.locator('.ac-turn').last().locator('.ac-answer .ac-figure', { hasText: '443,100.00' });
+    await quoted.focus();
+    const receipt = (await modelPage.locator(`[id="${await quoted.getAttribute('aria-describedby')}"]`).textContent()) ?? '';
+    expect(receipt).toContain('query_source');
+    expect(receipt).toContain('fi_reporting');
+    expect(receipt).toContain('company 1000');
     expect(modelErrors).toEqual([]);
     await modelPage.close();
   },

@@ -150,6 +150,12 @@ describe('other receipts', () => {
     expect(receipts.hasReceipt({ text: '1000', kind: 'code', value: 1000, receipt: { kind: 'not_a_figure' } })).toBe(false);
   });
 
+  it('says so when the call a receipt names is not in the chat, rather than guessing', () => {
+    const described = lines(receipts.describeReceipt(value('443,100.00', 443100, 'call_gone', 'rows[0].amount'), calls));
+    expect(described.Tool).toBe('tool call call_gone (not in this chat)');
+    expect(described.Source).toBeUndefined();
+  });
+
   it('reads result paths with indexes', () => {
     expect(receipts.pathSteps('by_dimension[0].values[12].a')).toEqual(['by_dimension', 0, 'values', 12, 'a']);
   });

@@ -82,7 +82,9 @@ export function mountChat(container, options = {}) {
 
   /** What result views need from the chat: the locale, heading level, announcements, a host. */
   const viewContext = { locale, headingLevel: level, announce, host: root };
-  const newTurn = (question) => createTurn(question, { locale, viewContext, charts });
+  /** Every finished turn's tool calls, newest first: a figure may quote an earlier turn's result. */
+  const earlierCalls = [];
+  const newTurn = (question) => createTurn(question, { locale, viewContext, charts, earlierCalls });
   const follower = createFollower(log);
   const empty = createEmptyState(log, {
     suggestions,
@@ -116,6 +118,7 @@ export function mountChat(container, options = {}) {
     conversation.cancel();
     destroyCharts();
     restoring?.abort();
+    earlierCalls.length = 0;
     log.replaceChildren();
     empty.hide();
     session.forget();

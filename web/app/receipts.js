@@ -112,7 +112,8 @@ function placeOf(reference, calls, context) {
   const sides = typeof args.source_a === 'string' ? sideLabels(args, context) : undefined;
   const field = fieldText(steps.at(-1) ?? '?', sides);
   const row = call ? rowLabels(call.result, steps, context) : [];
-  const tool = call?.name ?? `call ${reference?.call ?? '?'}`;
+  // A call the chat no longer has (a conversation reopened without it): say so rather than guess.
+  const tool = call?.name ?? `tool call ${reference?.call ?? '?'} (not in this chat)`;
   return { call, tool, value, field, row, label: `${field} = ${formatAmount(value, context.locale)}` };
 }
 

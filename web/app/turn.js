@@ -17,9 +17,11 @@ import { renderView } from './views.js';
 /**
  * A turn's element and the functions that update it.
  * @param {string} question
- * @param {{locale: string, viewContext: object, charts: Set<{destroy: () => void}>}} context
+ * @param {{locale: string, viewContext: object, charts: Set<{destroy: () => void}>, earlierCalls?: object[]}} context
  *   viewContext: what views.js needs (see renderView); charts: every chart of the chat, so New chat
- *   and unmounting can destroy them (the turn adds and removes its own)
+ *   and unmounting can destroy them (the turn adds and removes its own); earlierCalls: the tool
+ *   calls of the conversation's finished turns, newest first, for receipts quoting them (the
+ *   turn adds its own when it finishes)
  * @returns {{element: HTMLElement, appendToken: (text: string) => void, toolStart: (data: object) => void,
  *   toolResult: (data: object) => void, answerReplaced: (data: object) => void,
  *   finish: (body: object, tookMs?: number) => void,
@@ -30,7 +32,7 @@ import { renderView } from './views.js';
  * turn.appendToken('The total');
  * turn.finish(body, 1200);
  */
-export function createTurn(question, { locale, viewContext, charts }) {
+export function createTurn(question, { locale, viewContext, charts, earlierCalls = [] }) {
   const answer = h('div', { class: 'ac-answer', 'aria-busy': 'true' }, h('span', { class: 'ac-typing', 'aria-label': 'Working' }, h('span'), h('span'), h('span')));
   const toolList = h('ol', { class: 'ac-tools', 'aria-label': 'Tool calls' });
   const results = h('div', { class: 'ac-results' });
@@ -132,7 +134,9 @@ export function createTurn(question, { locale, viewContext, charts }) {
       );
       if (body.replaced) replaced.replaceChildren(replacedAnswer(body.replaced, { locale }));
       answer.replaceChildren(renderAnswer(body.answer ?? streamed));
-      const figures = decorateFigures(answer, receipts, body.answer === undefined ? [] : body.figures, calls, { locale });
+      // This turn's calls first: a receipt names a call of this answer, or of an earlier one.
+      const figures = decorateFigures(answer, receipts, body.answer === undefined ? [] : body.figures, [...calls, ...earlierCalls], { locale });
+      earlierCalls.unshift(...calls);
       answer.setAttribute('aria-busy', 'false');
       showResults(calls);
       const parts = [];
