@@ -28,7 +28,7 @@ describe('POST /chat streamed, offline model', () => {
     expect(final.answer).toContain('110,000.00 EUR');
     expect(events[0]!.data).toMatchObject({ name: 'compare_sources', args: { source_a: 'fi_reporting', source_b: 'bpc_reporting' } });
     expect(events[1]!.data).toMatchObject({ id: events[0]!.data.id, name: 'compare_sources', ok: true, duration_ms: expect.any(Number) });
-    expect(Object.keys(final).sort()).toEqual(['answer', 'finished', 'iterations', 'session_id', 'stop_reason', 'tool_calls', 'usage']);
+    expect(Object.keys(final).sort()).toEqual(['answer', 'figures', 'finished', 'iterations', 'session_id', 'stop_reason', 'tool_calls', 'usage']);
     expect(final.tool_calls.map((c: { id: string }) => c.id)).toEqual([events[0]!.data.id, events[2]!.data.id]);
 
     const plain: any = await fetch(`${url}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: question }) }).then((r) => r.json());
