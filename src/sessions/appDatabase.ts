@@ -119,6 +119,9 @@ function migrate(database: Database.Database): void {
       if (!columns.some((column) => column.name === 'owner')) {
         database.exec('ALTER TABLE sessions ADD COLUMN owner TEXT; CREATE INDEX IF NOT EXISTS sessions_by_owner ON sessions (owner, updated_at, id);');
       }
+      // Receipts of an answer's figures, added beside the turn (nullable: older turns have none).
+      const turnColumns = database.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('turns')").all();
+      if (!turnColumns.some((column) => column.name === 'figures')) database.exec('ALTER TABLE turns ADD COLUMN figures TEXT');
       database.exec(artifactsSchema);
     })
     .immediate();

@@ -93,9 +93,9 @@ export class PostgresRecords {
       const seq = session.turns + 1;
       const texts = textColumns(turn.question, turn.answer);
       await client.query(
-        `INSERT INTO turns (session_id, seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at, exact_text)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [id, seq, texts.question, texts.answer, turn.finished, turn.stopReason, turn.iterations, JSON.stringify(turn.toolCalls), JSON.stringify(turn.usage), turn.startedAt.toISOString(), turn.finishedAt.toISOString(), texts.exact],
+        `INSERT INTO turns (session_id, seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at, exact_text, figures)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+        [id, seq, texts.question, texts.answer, turn.finished, turn.stopReason, turn.iterations, JSON.stringify(turn.toolCalls), JSON.stringify(turn.usage), turn.startedAt.toISOString(), turn.finishedAt.toISOString(), texts.exact, turn.figures ? JSON.stringify(turn.figures) : null],
       );
       await client.query(
         `INSERT INTO messages (session_id, seq, turn_seq, message)

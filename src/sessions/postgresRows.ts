@@ -3,6 +3,7 @@
  * records as the SQLite store's (sessionRows.ts), from PostgreSQL's types (timestamptz comes
  * back as a Date, json already parsed, booleans as booleans).
  */
+import type { AnswerFigure } from '../agent/answerFigures.ts';
 import type { Usage } from '../agent/runLoop.ts';
 import type { ToolCallRecord } from '../agent/toolExecution.ts';
 import type { SessionSummary, TurnRecord } from './sessionRecords.ts';
@@ -29,12 +30,14 @@ export interface PostgresTurnRow {
   finished_at: Date;
   /** The exact question and answer when either holds U+0000 (see textColumns), else null. */
   exact_text: { question: string; answer: string } | null;
+  /** The answer's figures with their receipts; null on turns stored without them. */
+  figures: AnswerFigure[] | null;
 }
 
 /** The columns of a session, in the order PostgresSessionRow names them. */
 export const SESSION_COLUMNS = 'id, title, created_at, updated_at, turns, owner';
 /** The columns of a turn, in the order PostgresTurnRow names them. */
-export const TURN_COLUMNS = 'seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at, exact_text';
+export const TURN_COLUMNS = 'seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at, exact_text, figures';
 
 /**
  * What a turn's question and answer become in their `text` columns, which cannot hold U+0000
@@ -87,6 +90,7 @@ export function turnOfRow(row: PostgresTurnRow): TurnRecord {
     iterations: row.iterations,
     toolCalls: row.tool_calls,
     usage: row.usage,
+    ...(row.figures ? { figures: row.figures } : {}),
     startedAt: row.started_at,
     finishedAt: row.finished_at,
   };

@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS turns (
   started_at  timestamptz NOT NULL,
   finished_at timestamptz NOT NULL,
   exact_text  json,
+  figures     json,
   PRIMARY KEY (session_id, seq)
 );
 -- Added after version 1 was released, so created here for older databases too. Only checked,
@@ -57,6 +58,9 @@ CREATE TABLE IF NOT EXISTS turns (
 DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'turns' AND column_name = 'exact_text') THEN
     ALTER TABLE turns ADD COLUMN exact_text json;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'turns' AND column_name = 'figures') THEN
+    ALTER TABLE turns ADD COLUMN figures json;
   END IF;
 END $$;
 CREATE TABLE IF NOT EXISTS messages (

@@ -5,12 +5,15 @@
  */
 import type { AgentRunResult, Usage } from '../agent/runLoop.ts';
 import type { ToolCallRecord } from '../agent/toolExecution.ts';
+import type { AnswerFigure } from '../agent/answerFigures.ts';
 
 /** Titles are the first question, cut to this many characters. */
 const TITLE_CHARS = 80;
 
 /** One answered question, as /chat hands it over. */
 export interface TurnInput extends Pick<AgentRunResult, 'messages' | 'answer' | 'finished' | 'stopReason' | 'iterations' | 'toolCalls' | 'usage'> {
+  /** The answer's figures with their receipts; absent for a turn that ended without an answer. */
+  figures?: AnswerFigure[] | undefined;
   question: string;
   startedAt: Date;
   finishedAt: Date;
@@ -26,6 +29,8 @@ export interface TurnRecord {
   iterations: number;
   toolCalls: ToolCallRecord[];
   usage: Usage;
+  /** The answer's figures with their receipts, as /chat returned them; absent on turns stored without them. */
+  figures?: AnswerFigure[];
   startedAt: Date;
   finishedAt: Date;
 }

@@ -3,6 +3,7 @@
  * the records the API shows. The SQL sits next to the row types it returns so the two change
  * together; the schema itself is in appDatabase.ts.
  */
+import type { AnswerFigure } from '../agent/answerFigures.ts';
 import type Database from 'better-sqlite3';
 import type { Usage } from '../agent/runLoop.ts';
 import type { ToolCallRecord } from '../agent/toolExecution.ts';
@@ -27,6 +28,7 @@ interface TurnRow {
   iterations: number;
   tool_calls: string;
   usage: string;
+  figures: string | null;
   started_at: string;
   finished_at: string;
 }
@@ -40,18 +42,18 @@ export function prepareSessionStatements(database: Database.Database) {
     recentMessages: database.prepare<[string, number], { message: string }>('SELECT message FROM messages WHERE session_id = ? AND turn_seq > ? ORDER BY seq'),
     lastMessageSeq: database.prepare<[string], { seq: number }>('SELECT coalesce(max(seq), 0) AS seq FROM messages WHERE session_id = ?'),
     insertTurn: database.prepare(
-      `INSERT INTO turns (session_id, seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO turns (session_id, seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, figures, started_at, finished_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertMessage: database.prepare('INSERT INTO messages (session_id, seq, turn_seq, message) VALUES (?, ?, ?, ?)'),
     touchSession: database.prepare('UPDATE sessions SET updated_at = ?, turns = ?, title = coalesce(title, ?) WHERE id = ?'),
     turns: database.prepare<[string], TurnRow>(
-      `SELECT seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at
+      `SELECT seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, figures, started_at, finished_at
        FROM turns WHERE session_id = ? ORDER BY seq`,
     ),
     /** One page of turns: after a seq, at most a count (GET /sessions/{id}?limit=&after=). */
     turnsPage: database.prepare<[string, number, number], TurnRow>(
-      `SELECT seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, started_at, finished_at
+      `SELECT seq, question, answer, finished, stop_reason, iterations, tool_calls, usage, figures, started_at, finished_at
        FROM turns WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
     ),
     /** Pages without an owner (no API keys): only sessions created without a key; a key's sessions stay private. */
@@ -103,6 +105,7 @@ export function turnOf(row: TurnRow): TurnRecord {
     iterations: row.iterations,
     toolCalls: JSON.parse(row.tool_calls) as ToolCallRecord[],
     usage: JSON.parse(row.usage) as Usage,
+    ...(row.figures ? { figures: JSON.parse(row.figures) as AnswerFigure[] } : {}),
     startedAt: new Date(row.started_at),
     finishedAt: new Date(row.finished_at),
   };

@@ -124,6 +124,7 @@ export class SqliteSessionStore {
         turn.iterations,
         JSON.stringify(turn.toolCalls),
         JSON.stringify(turn.usage),
+        turn.figures ? JSON.stringify(turn.figures) : null,
         turn.startedAt.toISOString(),
         turn.finishedAt.toISOString(),
       );

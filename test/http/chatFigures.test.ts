@@ -65,6 +65,9 @@ describe('a real model through the OpenAI wire format', () => {
     expect(amount).toMatchObject({ kind: 'amount', receipt: { kind: 'value', call: 'call_total', path: 'rows[0].amount' } });
     expect(amount!.value).toBe(response.body.tool_calls[0].result.rows[0].amount);
     expect(figures.filter((figure) => figure.text === '1000' || figure.text === '2024012').map((figure) => figure.receipt.kind)).toEqual(['not_a_figure', 'not_a_figure']);
+    // The stored turn keeps them: the history shows the same receipts.
+    const stored = await request(modelService.app).get(`/sessions/${response.body.session_id}`);
+    expect(stored.body.turns[0].figures).toEqual(response.body.figures);
   });
 
   it('marks an invented figure unverified, beside a faithful one', async () => {

@@ -97,7 +97,7 @@ describe('conversations are stored and survive a restart', () => {
     ]);
     body.turns.forEach((turn, index) => {
       const answer = answers[index]!;
-      expect(Object.keys(turn).sort()).toEqual(['answer', 'finished', 'finished_at', 'iterations', 'question', 'seq', 'started_at', 'stop_reason', 'tool_calls', 'usage']);
+      expect(Object.keys(turn).sort()).toEqual(['answer', 'figures', 'finished', 'finished_at', 'iterations', 'question', 'seq', 'started_at', 'stop_reason', 'tool_calls', 'usage']);
       expect(turn).toMatchObject({ answer: answer.answer, finished: true, stop_reason: 'completed', iterations: answer.iterations });
       expect(turn.tool_calls).toEqual(answer.tool_calls);
       expect(turn.usage).toEqual(answer.usage);

@@ -75,6 +75,20 @@ describe.each(backends)('$name (SessionStore)', (backend) => {
     expect(await store.delete(session.id, 'key-a')).toBe(true);
   });
 
+  it("keeps a turn's figures and their receipts, and none for a turn stored without them", async () => {
+    const store = await fresh();
+    const session = await store.create('key-a');
+    const figures = [
+      { text: '443,100.00', start: 10, end: 20, value: 443100, kind: 'amount' as const, receipt: { kind: 'value' as const, call: 'call_0_a', path: 'rows[0].amount' } },
+      { text: '1000', start: 30, end: 34, value: 1000, kind: 'code' as const, receipt: { kind: 'not_a_figure' as const } },
+    ];
+    await store.appendTurn(session.id, { ...sampleTurn('Total FI?'), figures });
+    await store.appendTurn(session.id, sampleTurn('And BPC?', 1));
+    const [first, second] = (await store.history(session.id, 'key-a'))!.turnRecords;
+    expect(first!.figures).toEqual(figures);
+    expect(second!.figures).toBeUndefined();
+  });
+
   it('rejects (never throws) for a bad page request', async () => {
     const store = await fresh();
     const listing = store.list({ limit: 0 });

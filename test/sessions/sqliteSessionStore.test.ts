@@ -145,6 +145,23 @@ describe('SqliteSessionStore: durability', () => {
     expect(() => openSessionStore({ path: file, ttlMs: 0, expiryIntervalMs: 0 })).toThrow(/APP_DB: .* has schema version 2/);
   });
 
+  it("opens a file from before receipts: its turns read without figures, new turns keep theirs", () => {
+    const file = freshFile();
+    const store = storeAt(file);
+    const session = store.create();
+    store.appendTurn(session.id, sampleTurn('Total FI?'));
+    store.close();
+    // The file as an older version left it: turns without the figures column.
+    const raw = new Database(file);
+    raw.exec('ALTER TABLE turns DROP COLUMN figures');
+    raw.close();
+    const reopened = storeAt(file);
+    const figures = [{ text: '443,100.00', start: 10, end: 20, value: 443100, kind: 'amount' as const, receipt: { kind: 'value' as const, call: 'call_1_a', path: 'rows[0].amount' } }];
+    expect(reopened.appendTurn(session.id, { ...sampleTurn('And BPC?', 1), figures })).toBe(true);
+    expect(reopened.history(session.id)!.turnRecords.map((turn) => turn.figures)).toEqual([undefined, figures]);
+    reopened.close();
+  });
+
   it('names APP_DB when the path cannot be opened', () => {
     const directory = temporaryDirectory('sessions-');
     expect(() => openSessionStore({ path: directory, ttlMs: 0, expiryIntervalMs: 0 })).toThrow(/^APP_DB: .* cannot be opened as the application database/);

@@ -78,6 +78,7 @@ function turnJson(turn: TurnRecord) {
     stop_reason: turn.stopReason,
     iterations: turn.iterations,
     tool_calls: turn.toolCalls,
+    ...(turn.figures ? { figures: turn.figures } : {}),
     usage: turn.usage,
     started_at: turn.startedAt.toISOString(),
     finished_at: turn.finishedAt.toISOString(),
