@@ -39,12 +39,13 @@ function recordText(key: Json, f: TextFormat): string {
  * countedOnceAnswer(duplicates, totals, textFormat())
  * // 'Counted once, the total of gl_plan for company IN01, … is 144,190,000.00 INR: 125,760,000.00 INR as loaded, less -18,430,000.00 INR counted twice.'
  */
-export function countedOnceAnswer(duplicates: Json, totals: Json, f: TextFormat): string {
+export function countedOnceAnswer(duplicates: Json, totals: Json, f: TextFormat, currencyDimension = 'currency'): string {
   const measure: string = duplicates.measure.name;
   const scope = f.filters(duplicates.filters);
   const extra = new Map<string | null, number>((duplicates.totals as Json[]).map((t) => [t.currency ?? null, t.duplicated_amount ?? 0]));
   const parts = (totals.rows as Json[]).map((row) => {
-    const currency = row.currency ?? null;
+    // Rows carry the currency under the measure's currency dimension, whatever it is named.
+    const currency = row[currencyDimension] ?? null;
     const copies = extra.get(currency) ?? 0;
     return `${f.amount(roundAmount(row[measure] - copies), currency)}: ${f.amount(row[measure], currency)} as loaded, less ${f.amount(copies, currency)} counted more than once`;
   });

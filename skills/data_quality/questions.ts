@@ -39,7 +39,8 @@ export const duplicatesForm = defineQuestionForm({
     if (once && done.length === 1) return { toolCalls: [{ name: 'query_source', args: { source: duplicates.source, measures: [duplicates.measure.name], ...(call.args.filters ? { filters: call.args.filters } : {}) } }] };
     const f = textFormat(context.locale, context.catalog.periodCalendar);
     const answer = duplicatesAnswer(duplicates, f, once ? undefined : done[1]?.result);
-    return { answer: once ? `${countedOnceAnswer(duplicates, done[1]!.result, f)}\n${answer}` : answer };
+    const currencyDimension = context.catalog.sources.get(duplicates.source)?.measures.get(duplicates.measure?.name)?.currencyDimension;
+    return { answer: once ? `${countedOnceAnswer(duplicates, done[1]!.result, f, currencyDimension)}\n${answer}` : answer };
   },
 });
 

@@ -28,7 +28,8 @@ export interface AnswerFigure {
 export function answerFigures(answer: string, toolCalls: readonly ToolCallRecord[], history: readonly BaseMessage[], locale?: string): AnswerFigure[] {
   // A failed call's error text holds no data: a figure only it "backs" is not verified.
   const current = toolCalls.filter((call) => call.ok).map(({ id, name, result }) => ({ id, name, result }));
-  const { figures } = checkAnswer(answer, [...earlierResults(history), ...current], locale ? { locale } : {});
+  // This turn's results first: the search's caps keep them whole, and a value found in both names this turn's call.
+  const { figures } = checkAnswer(answer, [...current, ...earlierResults(history).reverse()], locale ? { locale } : {});
   return figures.map(({ text, start, end, value, kind, receipt }) => ({ text, start, end, value, kind, receipt }));
 }
 

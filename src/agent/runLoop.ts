@@ -141,14 +141,14 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
   // An answer sent back once for figures no tool result backs: where it sits in the turn, and what it said.
   let repair: { at: number; answer: string; unverified: string[] } | undefined;
   // The rejected answer and the request to repair it are not kept in the stored conversation.
-  const withoutRepair = () => (repair ? [...turn.slice(0, repair.at), ...turn.slice(repair.at + 2)] : turn);
+  const withoutRepair = () => (repair ? [...turn.slice(0, repair.at), ...turn.slice(repair.at + 2)] : [...turn]);
 
   while (!reachedModelCallLimit(iterations, maxModelCalls)) {
     try {
       prompt = fitCall(parts, prompt, turn, tools.tokens, budget);
     } catch (error) {
       // Not even this turn fits the window: no model call is made; the turn so far is kept.
-      throw withProgress(error as Error, { messages: [...turn], toolCalls: [...toolCalls], usage: { ...usage }, iterations });
+      throw withProgress(error as Error, { messages: withoutRepair(), toolCalls: [...toolCalls], usage: { ...usage }, iterations });
     }
     const call: CallUsage = { input_tokens: 0, prompt_tokens: callTokens(prompt, turn, tools.tokens), tool_definition_tokens: tools.tokens, tools: tools.definitions.length };
     iterations += 1;
@@ -162,7 +162,7 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
     } catch (error) {
       const failure = toModelProviderError(error, signal);
       hooks.onModelError?.({ iteration: iterations, durationMs: performance.now() - started, error: failure });
-      throw withProgress(failure, { messages: [...turn], toolCalls: [...toolCalls], usage: { ...usage }, iterations });
+      throw withProgress(failure, { messages: withoutRepair(), toolCalls: [...toolCalls], usage: { ...usage }, iterations });
     }
     addUsage(usage, reply, call);
     const { message, calls } = normaliseAssistantMessage(reply);

@@ -47,9 +47,9 @@ beforeEach(() => mock.reset());
 
 const decemberTotal = { name: 'query_source', arguments: { source: 'fi_reporting', measures: ['amount'], filters: { company: '1000', period: '2024012' } }, id: 'call_total' };
 
-/** The amount the query_source call returned, read from the tool message the model was sent. */
+/** The amount the latest query_source call returned, read from the last tool message the model was sent. */
 function returnedAmount(sent: RecordedRequest): number {
-  const tool = (sent.body.messages as { role: string; content: string }[]).find((message) => message.role === 'tool')!;
+  const tool = (sent.body.messages as { role: string; content: string }[]).findLast((message) => message.role === 'tool')!;
   return JSON.parse(tool.content).rows[0].amount;
 }
 const money = (value: number) => value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -136,6 +136,32 @@ describe('ANSWER_CHECK=repair (the default)', () => {
     expect(amounts(final.figures).map((figure) => [figure.text, figure.receipt.kind])).toEqual([['512,345.67', 'unverified']]);
     const metrics = await request(repairService.app).get('/metrics');
     expect(metrics.text).toMatch(/^unverified_figures_total 1$/m);
+  });
+});
+
+describe('receipts across turns and failures', () => {
+  it("names this turn's call when an earlier turn's result holds the same number", async () => {
+    const byPeriod = { name: 'query_source', id: 'call_months', arguments: { source: 'fi_reporting', measures: ['amount'], dimensions: ['period'], filters: { company: '1000' } } };
+    mock.enqueue({ toolCalls: [byPeriod] }, { content: 'Here are the months.' });
+    const first = await request(modelService.app).post('/chat').send({ message: 'FI by month for 1000?' });
+    mock.enqueue({ toolCalls: [{ ...decemberTotal, id: 'call_now' }] }, (sent) => ({ content: `December: ${money(returnedAmount(sent))} EUR.` }));
+    const second = await request(modelService.app).post('/chat').send({ message: 'and December alone?', session_id: first.body.session_id });
+    expect(amounts(second.body.figures).map((figure) => figure.receipt.call)).toEqual(['call_now']);
+  });
+
+  it('stores no rejected answer nor repair request when the provider fails during the repair turn', async () => {
+    mock.enqueue({ toolCalls: [decemberTotal] }, { content: 'BPC shows 512,345.67 EUR.' }, { status: 500, body: { error: { message: 'down' } } }, { status: 500, body: { error: { message: 'down' } } });
+    const failed = await request(repairService.app).post('/chat').send({ message: 'BPC for 1000 in December 2024?' });
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    mock.reset();
+    mock.enqueue({ content: 'Nothing else.' });
+    const next = await request(repairService.app).post('/chat').send({ message: 'anything else?', session_id: failed.body.session_id });
+    expect(next.status).toBe(200);
+    const history = JSON.stringify(mock.requests[0]!.body.messages);
+    // The question and its tool result are kept; the rejected answer and the request to repair it are not.
+    expect(history).toContain('BPC for 1000 in December 2024?');
+    expect(history).not.toContain('512,345.67');
+    expect(history).not.toContain('Before your answer is shown');
   });
 });
 

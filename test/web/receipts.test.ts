@@ -69,6 +69,15 @@ describe('a figure copied from a tool result', () => {
     });
   });
 
+  it("names a row's period in the catalog's fiscal year, as the filters do", () => {
+    const april = { ...compare, id: 'call_9', presentation: { fiscal_year_start: 4 } };
+    const described = lines(receipts.describeReceipt(value('110,000.00', 110000, 'call_9', 'top_differences[0].difference'), [april]));
+    // 2024012 is March 2025 when the fiscal year starts in April: the Row line must not say December 2024.
+    expect(described.Filters).toBe('company 1000 · period March 2025');
+    expect(described.Row).toContain('March 2025');
+    expect(described.Row).not.toContain('December');
+  });
+
   it('reads a follow-up by comparison id with the sources and filters of the comparison it continues', () => {
     const described = lines(receipts.describeReceipt(value('2,036,800.00', 2036800, 'call_4', 'by_dimension[0].values[0].a'), calls));
     expect(described.Tool).toBe('explain_difference');

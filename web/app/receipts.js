@@ -104,8 +104,10 @@ function formatAmount(value, locale) {
  * One place in a result: its call, tool, value, field and row, as the receipt's lines read it.
  * @returns {{call: object | undefined, tool: string, value: unknown, field: string, row: string[], label: string}}
  */
-function placeOf(reference, calls, context) {
+function placeOf(reference, calls, { locale }) {
   const call = calls.find((candidate) => candidate?.id === reference?.call);
+  // Rows and sides name periods in the catalog's fiscal year, as the Filters line does.
+  const context = { locale, fiscalYearStart: fiscalYearStartOf(call?.presentation?.fiscal_year_start) };
   const steps = pathSteps(reference?.path);
   const value = call ? walk(call.result, steps) : undefined;
   const args = sourceArgs(call, calls);

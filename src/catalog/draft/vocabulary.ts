@@ -108,7 +108,7 @@ export const PLAN_TABLE: readonly { pattern: RegExp; version: string; aliases: r
  * Table names that say the table is the general ledger (SAP's ACDOCA, FAGLFLEXA, BSEG, BSIS, a
  * `gl_…` extract, "Hauptbuch"), and the words people use for it: "how many GL lines".
  */
-export const LEDGER_TABLE = { pattern: /^(gl|acdoca|fagl|bseg|bsis)(_|$)|ledger|hauptbuch/i, aliases: ['GL', 'general ledger', 'ledger'] } as const;
+export const LEDGER_TABLE = { pattern: /^(gl|acdoca|fagl\w*|bseg|bsis)(_|$)|ledger|hauptbuch/i, aliases: ['GL', 'general ledger', 'ledger'] } as const;
 
 /** Words for a count of rows: "how many lines did SG01 post", "number of records". */
 export const ROW_COUNT_WORDS: readonly string[] = ['row count', 'number of rows', 'how many rows', 'records', 'number of records', 'lines', 'line count', 'number of lines', 'how many lines', 'line items', 'entries', 'postings', 'number of postings'];

@@ -53,12 +53,15 @@ export function resolve(reading: Reading, previous: ConversationState | undefine
   const pointsBack = reading.refersBack && (reading.sources.length === 0 || Object.keys(reading.filters).every((name) => name === 'version' || name === 'period'));
   // "and between the mart and BPC in group currency?": a follow-up opener keeps the company and period.
   const fresh = standsAlone && !pointsBack && !reading.elliptical && (reading.complete || reading.sources.length > 0);
-  if (!previous || fresh) return reading;
+  if (!previous) return reading;
   const before = previous.question;
-  const filters = { ...before.filters, ...datedBy(reading, before.filters.period) };
+  // "Q1" with no year takes the year of the question before, also when it starts afresh.
+  const dated = datedBy(reading, before.filters.period);
+  if (fresh) return { ...reading, filters: dated };
+  const filters = { ...before.filters, ...dated };
   // "and at September?" after a year-to-date question: year to date at September.
-  const yearToDate = before.intents.includes('year_to_date') && typeof reading.filters.period === 'string';
-  if (yearToDate) filters.period = { from: `${(reading.filters.period as string).slice(0, 4)}001`, to: reading.filters.period as string };
+  const yearToDate = before.intents.includes('year_to_date') && typeof dated.period === 'string';
+  if (yearToDate) filters.period = { from: `${(dated.period as string).slice(0, 4)}001`, to: dated.period as string };
   // A follow-up that names its own kind ("any duplicates?") keeps the data, not the old kind.
   const ownKinds = [...reading.intents].filter((intent) => !qualifyingIntents.has(intent));
   const intents = ownKinds.length ? new Set([...reading.intents, ...before.intents.filter((i) => qualifyingIntents.has(i) && i !== 'why')]) : new Set([...before.intents, ...reading.intents]);
@@ -120,7 +123,11 @@ function datedBy(reading: Reading, before: FilterValue | undefined): Reading['fi
   const year = fiscalYearOf(before);
   const period = reading.filters.period;
   if (!reading.undated.length || year === undefined || period === undefined) return reading.filters;
-  const move = (code: string) => `${year}${code.slice(4)}`;
+  // Every code moves by the same number of years, so a range across a year end stays a range.
+  const first = typeof period === 'string' ? period : Array.isArray(period) ? String(period[0]) : typeof period === 'object' && period !== null && 'from' in period ? period.from : undefined;
+  if (first === undefined || !/^\d{7}$/.test(first)) return reading.filters;
+  const shift = Number(year) - Number(first.slice(0, 4));
+  const move = (code: string) => (/^\d{7}$/.test(code) ? `${Number(code.slice(0, 4)) + shift}${code.slice(4)}` : code);
   const moved = typeof period === 'string' ? move(period) : Array.isArray(period) ? period.map((p) => move(String(p))) : typeof period === 'object' && period !== null && 'from' in period ? { from: move(period.from), to: move(period.to) } : period;
   return { ...reading.filters, period: moved as FilterValue };
 }

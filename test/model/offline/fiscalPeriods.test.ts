@@ -63,3 +63,30 @@ describe('answers name a period as the month and the code the data stores', () =
     expect(textFormat('en-US', 4).value('period', '2024006')).toBe('September 2024 (2024006)');
   });
 });
+
+describe('a period without a year in a conversation', () => {
+  it('takes the fiscal year of the question before, a range across a year end moved whole, also when the question starts afresh', async () => {
+    const { readFileSync, writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const { projectRoot } = await import('../../../src/config/config.ts');
+    const { loadCatalog } = await import('../../../src/catalog/loadCatalog.ts');
+    const { buildVocabulary } = await import('../../../src/model/offline/vocabulary.ts');
+    const { understand } = await import('../../../src/model/offline/understand.ts');
+    const { resolve, stateOf } = await import('../../../src/model/offline/conversation.ts');
+    // The sample's catalog with periods in 2023 and 2024, so the default year is 2024.
+    const directory = mkdtempSync(path.join(tmpdir(), 'fiscal-periods-'));
+    const file = path.join(directory, 'sources.yaml');
+    writeFileSync(file, readFileSync(path.join(projectRoot, 'data/sources.yaml'), 'utf8').replace(/examples: \["2024001", "2024012"\]/g, 'examples: ["2023001", "2024012"]'));
+    const vocabulary = buildVocabulary(loadCatalog(file), []);
+    rmSync(directory, { recursive: true, force: true });
+    const before = stateOf(understand('amount in fi_reporting for company 1000 in 2023', vocabulary), 'query');
+    const follow = (text: string) => resolve(understand(text, vocabulary), before).filters.period;
+    expect(follow('and in Q2?')).toEqual({ from: '2023004', to: '2023006' });
+    expect(follow('and from November to February?')).toEqual({ from: '2023011', to: '2024002' });
+    // A question naming its own source and company still reads "Q1" in the year talked about.
+    expect(follow('amount in bpc_reporting for company 2000 in Q1')).toEqual({ from: '2023001', to: '2023003' });
+    // With a year, nothing moves.
+    expect(follow('and in Q2 2024?')).toEqual({ from: '2024004', to: '2024006' });
+  });
+});
