@@ -158,12 +158,21 @@ async function callTool(
 function toolListing({ tool, inputSchema, outputSchema }: ReturnType<SkillRegistry['list']>[number], hiddenTerms: readonly string[]): Tool {
   return {
     name: tool.name,
+    title: tool.title ?? titleOf(tool.name),
     description: withoutMentions(tool.description, hiddenTerms),
+    // Every tool of the service reads: none writes, posts or deletes, and the same call gives the same answer.
+    annotations: { title: tool.title ?? titleOf(tool.name), readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     // Tools take a JSON object (as POST /tools does); MCP requires the schema to say so.
     inputSchema: { ...inputSchema, type: 'object' },
     // MCP output schemas describe objects; a tool whose result is anything else offers none.
     ...(outputSchema.type === 'object' ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
   };
+}
+
+/** "compare_sources" → "Compare sources". */
+function titleOf(name: string): string {
+  const words = name.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /**

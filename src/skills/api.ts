@@ -101,6 +101,8 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType, Output exte
    * (load_skill returns it once); `npm run skill:check` warns above a size budget.
    */
   description: string;
+  /** A short human title for tool pickers (MCP clients show it); default: the name in words ("Compare sources"). */
+  title?: string;
   /**
    * Bound from the first call of every question, before the model loads the skill: for a cheap
    * tool that orients the model (e.g. one listing what can be asked about). Default false: the

@@ -120,6 +120,14 @@ describe('MCP over Streamable HTTP', () => {
     expect(published.size).toBe(tools.length - service.registry.list().filter((tool) => tool.builtin).length);
   });
 
+  it('marks every tool read-only, non-destructive and idempotent, with a title a tool picker can show', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    for (const tool of tools) expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    const compare = tools.find((tool) => tool.name === 'compare_sources')!;
+    expect([compare.title, compare.annotations?.title]).toEqual(['Compare sources', 'Compare sources']);
+  });
+
   it("calls compare_sources and gets the sample's figures, the result POST /tools gives, and a one-line summary", async () => {
     const client = await connect();
     const result = await client.callTool({ name: 'compare_sources', arguments: FI_VS_BPC });
