@@ -80,8 +80,8 @@ export function problemFor(error: unknown): Problem | undefined {
   // APP_DB deleted, replaced or damaged: a 503 that says why, never a 200 for a turn that would be lost.
   if (StorageUnavailableError.isInstance(error)) return { kind: 'storageUnavailable', detail: error.message, extra: {} };
   // A session deleted (or expired) while its turn waited or ran: 404, never a 200 for a turn not kept.
-  if (error instanceof SessionGoneError) return { kind: 'sessionNotFound', detail: error.message, extra: { session_id: error.sessionId } };
-  if (error instanceof TurnLimitError) return { kind: 'sessionTurnLimit', detail: error.message, extra: { session_id: error.sessionId, max_turns: error.maxTurns } };
+  if (SessionGoneError.isInstance(error)) return { kind: 'sessionNotFound', detail: error.message, extra: { session_id: error.sessionId } };
+  if (TurnLimitError.isInstance(error)) return { kind: 'sessionTurnLimit', detail: error.message, extra: { session_id: error.sessionId, max_turns: error.maxTurns } };
   return undefined;
 }
 
