@@ -1,6 +1,6 @@
 /**
  * The data layer's building blocks: a small, dialect-neutral description of a query that a
- * dialect compiles to SQL (dialect.ts) and an engine runs (sqliteEngine.ts). Skills build what
+ * dialect compiles to SQL (dialect.ts) and an engine runs (engines/: SQLite, DuckDB, PostgreSQL). Skills build what
  * they need from these blocks; no block knows what a skill does with the rows.
  *
  * Names of tables and columns come only from the catalog; values are always bound, never
