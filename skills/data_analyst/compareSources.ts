@@ -7,7 +7,7 @@ import { commonDimensions, findMeasure, findSource, measureUnit, type Catalog, t
 import { resolveFilters, type Condition, type FilterInput } from '../../src/catalog/filters.ts';
 import { thresholdSchema } from '../../src/catalog/schema.ts';
 import { reconcile, type ComparisonOutcome, type KeyExpression, type Thresholds } from './classification.ts';
-import { briefForModel, defineTool, filtersArgument, ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { briefForModel, defaultFiltersNote, defineTool, filtersArgument, ToolError, type ToolContext } from '../../src/skills/api.ts';
 import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
 import { checkFilterValuesExist, listedValuesNotHeld, type ValueNotHeld } from '../../src/skills/filterValues.ts';
 import { interpretComparison } from './interpretation.ts';
@@ -118,7 +118,8 @@ export async function compare(args: CompareArguments, context: ToolContext, opti
     for (const side of withoutRows) notes.push(`${names[side]} has no rows for ${describeApplied(sides[side].filters.applied)} (each filter value exists on its own): its side is empty, not a total of 0.00.`);
   }
   for (const [side, filters] of [['a', filtersA], ['b', filtersB]] as const) {
-    if (Object.keys(filters.defaultsApplied).length > 0) notes.push(`Default filters applied to side ${side}: ${JSON.stringify(filters.defaultsApplied)}.`);
+    const defaults = defaultFiltersNote(filters.defaultsApplied, `${names[side]} (side ${side})`);
+    if (defaults) notes.push(defaults);
   }
   return {
     source_a: sourceA.name,

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { findDimension, findMeasure, findSource, measureUnit, type Measure, type Source } from '../../src/catalog/catalog.ts';
 import { resolveFilters, toWhere } from '../../src/catalog/filters.ts';
 import { roundAmount } from '../../src/shared/amounts.ts';
-import { aggregateOf, briefForModel, defineTool, filtersArgument, ToolError, type Row } from '../../src/skills/api.ts';
+import { aggregateOf, briefForModel, defaultFiltersNote, defineTool, filtersArgument, ToolError, type Row } from '../../src/skills/api.ts';
 import { presentQuery } from './presentations.ts';
 import { appliedFilters, valuesNotHeld } from './schemas.ts';
 import { describeQuery } from './summaries.ts';
@@ -82,9 +82,8 @@ export const querySource = defineTool({
     const rows = result.rows.map((row) => roundMeasures(row, measures));
     const fitted = fitRows(rows);
     if (fitted.length < rows.length) notes.push(`Only the first ${fitted.length} rows fit in one result; narrow the filters or group by fewer dimensions.`);
-    if (Object.keys(filters.defaultsApplied).length > 0) {
-      notes.push(`Default filters applied: ${JSON.stringify(filters.defaultsApplied)}. Filter on these dimensions to override.`);
-    }
+    const defaults = defaultFiltersNote(filters.defaultsApplied, source.name);
+    if (defaults) notes.push(defaults);
     return {
       source: source.name,
       measures: measures.map((m) => ({ name: m.name, aggregation: m.aggregation, unit: measureUnit(m) })),

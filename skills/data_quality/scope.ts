@@ -6,7 +6,7 @@
 import { findDimension, findMeasure, findSource, type Catalog, type Dimension, type Measure, type Source } from '../../src/catalog/catalog.ts';
 import { resolveFilters, toWhere, type FilterInput, type ResolvedFilters } from '../../src/catalog/filters.ts';
 import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
-import { ToolError, type Filter } from '../../src/skills/api.ts';
+import { defaultFiltersNote, ToolError, type Filter } from '../../src/skills/api.ts';
 
 /** A catalog dimension as a query needs it: its logical name and its column. */
 export interface NamedColumn {
@@ -26,9 +26,8 @@ export function resolveScope(catalog: Catalog, sourceName: string, filters: Filt
   const source = findSource(catalog, sourceName);
   const resolved = resolveFilters(source, filters);
   const notes: string[] = [];
-  if (Object.keys(resolved.defaultsApplied).length > 0) {
-    notes.push(`Default filters applied: ${JSON.stringify(resolved.defaultsApplied)}. Filter on these dimensions to override.`);
-  }
+  const defaults = defaultFiltersNote(resolved.defaultsApplied, source.name);
+  if (defaults) notes.push(defaults);
   return { source, filters: resolved, where: toWhere(resolved.conditions), notes };
 }
 

@@ -187,3 +187,23 @@ export function toWhere(conditions: readonly Condition[]): Filter[] {
     c.kind === 'in' ? { column: c.dimension.column, kind: 'in', values: c.values } : { column: c.dimension.column, kind: 'range', from: c.from, to: c.to },
   );
 }
+
+/**
+ * The note a tool adds when a source's default filters were applied, in words a reader (and a
+ * model) takes in at once; `source` names the side of a comparison it applies to.
+ *
+ * @example
+ * defaultFiltersNote({ version: 'ACTUAL' }, 'bpc_reporting')
+ * // 'bpc_reporting was read with its default filter version ACTUAL; filter on version to read other values.'
+ */
+export function defaultFiltersNote(applied: Record<string, unknown>, source?: string): string | undefined {
+  const names = Object.keys(applied);
+  if (names.length === 0) return undefined;
+  const valueText = (value: unknown): string => {
+    if (Array.isArray(value)) return value.map(String).join(', ');
+    if (value && typeof value === 'object' && 'from' in value && 'to' in value) return `${String(value.from)} to ${String(value.to)}`;
+    return value === null ? '(blank)' : String(value);
+  };
+  const filters = names.map((name) => `${name.replace(/_/g, ' ')} ${valueText(applied[name])}`).join(', ');
+  return `${source ?? 'The source'} was read with its default ${names.length === 1 ? 'filter' : 'filters'} ${filters}; filter on ${names.map((name) => name.replace(/_/g, ' ')).join(' or ')} to read other values.`;
+}

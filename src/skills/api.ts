@@ -26,6 +26,7 @@ export { briefForModel } from './modelDefinition.ts';
 export { filtersArgument } from './arguments.ts';
 export { describeFilters, errorAnswer, failedStep, sideLabels, textFormat, type TextFormat } from './answerText.ts';
 export { scopeOn, sourceFor } from './questionScope.ts';
+export { defaultFiltersNote } from '../catalog/filters.ts';
 export type { ChartSpec, ColumnRole, ColumnSpec, PresentationSpec, SeriesSpec, SidesSpec, ViewSpec } from './presentation.ts';
 export type { CompletedCall, FilterValue, FormContext, PlanStep, PlannedCall, QuestionForm, Understanding } from './questionForms.ts';
 
