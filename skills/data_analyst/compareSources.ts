@@ -118,7 +118,7 @@ export async function compare(args: CompareArguments, context: ToolContext, opti
     for (const side of withoutRows) notes.push(`${names[side]} has no rows for ${describeApplied(sides[side].filters.applied)} (each filter value exists on its own): its side is empty, not a total of 0.00.`);
   }
   for (const [side, filters] of [['a', filtersA], ['b', filtersB]] as const) {
-    const defaults = defaultFiltersNote(filters.defaultsApplied, `${names[side]} (side ${side})`);
+    const defaults = defaultFiltersNote(filters.defaultsApplied, `Side ${side} (${names[side]})`, false);
     if (defaults) notes.push(defaults);
   }
   return {

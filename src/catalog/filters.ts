@@ -190,13 +190,15 @@ export function toWhere(conditions: readonly Condition[]): Filter[] {
 
 /**
  * The note a tool adds when a source's default filters were applied, in words a reader (and a
- * model) takes in at once; `source` names the side of a comparison it applies to.
+ * model) takes in at once, and no longer than the JSON it replaces (it is in every model call
+ * that carries the result); `hint` adds how to read other values.
  *
  * @example
- * defaultFiltersNote({ version: 'ACTUAL' }, 'bpc_reporting')
- * // 'bpc_reporting was read with its default filter version ACTUAL; filter on version to read other values.'
+ * defaultFiltersNote({ version: 'ACTUAL' }, 'consolidation_mart')
+ * // 'consolidation_mart read with default version ACTUAL; filter on version to override.'
+ * defaultFiltersNote({ version: 'ACTUAL' }, 'Side b (bpc_reporting)', false) // 'Side b (bpc_reporting) read with default version ACTUAL.'
  */
-export function defaultFiltersNote(applied: Record<string, unknown>, source?: string): string | undefined {
+export function defaultFiltersNote(applied: Record<string, unknown>, source = 'The source', hint = true): string | undefined {
   const names = Object.keys(applied);
   if (names.length === 0) return undefined;
   const valueText = (value: unknown): string => {
@@ -205,5 +207,5 @@ export function defaultFiltersNote(applied: Record<string, unknown>, source?: st
     return value === null ? '(blank)' : String(value);
   };
   const filters = names.map((name) => `${name.replace(/_/g, ' ')} ${valueText(applied[name])}`).join(', ');
-  return `${source ?? 'The source'} was read with its default ${names.length === 1 ? 'filter' : 'filters'} ${filters}; filter on ${names.map((name) => name.replace(/_/g, ' ')).join(' or ')} to read other values.`;
+  return `${source} read with default ${filters}${hint ? `; filter on ${names.map((name) => name.replace(/_/g, ' ')).join(' or ')} to override` : ''}.`;
 }

@@ -99,7 +99,7 @@ describe('find_duplicates', () => {
     const result = await run('find_duplicates', { source: 'consolidation_mart' });
     expect(result).toMatchObject({ key: ['company', 'period', 'version', 'group_account', 'partner_company'], ignore: [], duplicate_groups: 0, filters: { version: 'ACTUAL' } });
     // Said in words, not as JSON.
-    expect(result.notes).toContain('consolidation_mart was read with its default filter version ACTUAL; filter on version to read other values.');
+    expect(result.notes).toContain('consolidation_mart read with default version ACTUAL; filter on version to override.');
   });
 
   it('with too narrow a key, says which dimensions the "copies" differ in, caps the list and keeps totals complete', async () => {
