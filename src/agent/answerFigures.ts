@@ -51,10 +51,10 @@ function earlierResults(history: readonly BaseMessage[]): ToolResult[] {
  * The texts of the figures no tool result backs, in order, each once.
  *
  * @example
- * unverifiedFigures('FI shows 999.99 EUR.', toolCalls, []) // ['999.99']
+ * unverifiedTexts(answerFigures('FI shows 999.99 EUR.', toolCalls, [])) // ['999.99']
  */
-export function unverifiedFigures(answer: string, toolCalls: readonly ToolCallRecord[], history: readonly BaseMessage[], locale?: string): string[] {
-  return [...new Set(answerFigures(answer, toolCalls, history, locale).filter((figure) => figure.receipt.kind === 'unverified').map((figure) => figure.text))];
+export function unverifiedTexts(figures: readonly AnswerFigure[]): string[] {
+  return [...new Set(figures.filter((figure) => figure.receipt.kind === 'unverified').map((figure) => figure.text))];
 }
 
 /**

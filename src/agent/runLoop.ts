@@ -3,7 +3,7 @@
  * it answers or the per-question budget of model calls is spent. The messages it returns
  * always form a valid conversation to continue from.
  */
-import { answerFigures, repairRequest, unverifiedFigures, type AnswerFigure } from './answerFigures.ts';
+import { answerFigures, repairRequest, unverifiedTexts, type AnswerFigure } from './answerFigures.ts';
 import { AIMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import type { BoundChatModel, ChatModelWithTools } from '../model/chatModel.ts';
 import { toModelProviderError } from '../model/providerErrors.ts';
@@ -105,11 +105,9 @@ export interface RunAgentOptions {
 export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult> {
   const hooks = options.hooks ?? {};
   try {
-    const answered = await answerQuestion(options, hooks);
-    const figures = options.answerCheck === 'off' ? [] : answerFigures(answered.answer, answered.toolCalls, options.history, options.locale);
-    const unverified = figures.filter((figure) => figure.receipt.kind === 'unverified').length;
+    const result = await answerQuestion(options, hooks);
+    const unverified = result.figures.filter((figure) => figure.receipt.kind === 'unverified').length;
     if (unverified) hooks.onUnverifiedFigures?.({ count: unverified });
-    const result = { ...answered, figures };
     hooks.onTurnEnd?.({ finished: result.finished, stopReason: result.stopReason, iterations: result.iterations });
     return result;
   } catch (error) {
@@ -118,7 +116,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult
   }
 }
 
-async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promise<Omit<AgentRunResult, 'figures'>> {
+async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promise<AgentRunResult> {
   const { model, registry, history, toolContext, signal } = options;
   const maxModelCalls = options.maxModelCalls ?? MAX_MODEL_CALLS_PER_QUESTION;
   const turn: BaseMessage[] = [questionMessage(options.question, options.locale)];
@@ -142,6 +140,9 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
   let repair: { at: number; answer: string; unverified: string[] } | undefined;
   // The rejected answer and the request to repair it are not kept in the stored conversation.
   const withoutRepair = () => (repair ? [...turn.slice(0, repair.at), ...turn.slice(repair.at + 2)] : [...turn]);
+  const replaced = () => (repair ? { replaced: { answer: repair.answer, unverified: repair.unverified } } : {});
+  // Read once per final answer: the figures returned are the ones the repair decision saw.
+  const figuresOf = (answer: string) => (options.answerCheck === 'off' ? [] : answerFigures(answer, toolCalls, history, options.locale));
 
   while (!reachedModelCallLimit(iterations, maxModelCalls)) {
     try {
@@ -178,7 +179,8 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
       const answer = written || summariseFindings(toolCalls, 'The model finished without writing an answer.', registry);
       if (!written) options.onEvent?.({ type: 'token', text: answer });
       // Checked before it is shown: one turn to correct figures no tool result backs.
-      const unverified = options.answerCheck === 'repair' && !repair && written && !reachedModelCallLimit(iterations, maxModelCalls) ? unverifiedFigures(answer, toolCalls, history, options.locale) : [];
+      const figures = figuresOf(answer);
+      const unverified = options.answerCheck === 'repair' && !repair && written && !reachedModelCallLimit(iterations, maxModelCalls) ? unverifiedTexts(figures) : [];
       if (unverified.length) {
         repair = { at: turn.length - 1, answer, unverified };
         hooks.onAnswerRepair?.({ unverified: unverified.length });
@@ -186,7 +188,7 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
         turn.push(repairRequest(unverified));
         continue;
       }
-      return { answer, finished: true, stopReason: 'completed', iterations, toolCalls, usage, messages: withoutRepair(), ...(repair ? { replaced: { answer: repair.answer, unverified: repair.unverified } } : {}) };
+      return { answer, finished: true, stopReason: 'completed', iterations, toolCalls, usage, messages: withoutRepair(), figures, ...replaced() };
     }
     // The results may take what the window leaves for the next call (its definitions included).
     tools = toolsFor([...history, ...turn]);
@@ -200,7 +202,7 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
   const answer = summariseUnfinishedRun(toolCalls, maxModelCalls, registry);
   options.onEvent?.({ type: 'token', text: answer });
   turn.push(new AIMessage(answer));
-  return { answer, finished: false, stopReason: 'max_iterations', iterations, toolCalls, usage, messages: withoutRepair(), ...(repair ? { replaced: { answer: repair.answer, unverified: repair.unverified } } : {}) };
+  return { answer, finished: false, stopReason: 'max_iterations', iterations, toolCalls, usage, messages: withoutRepair(), figures: figuresOf(answer), ...replaced() };
 }
 
 /**
