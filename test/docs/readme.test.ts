@@ -3,7 +3,7 @@
  * link from it and from the docs/ pages leading somewhere. The pages describe the product as it
  * is, never how it changed (release-note phrases fail here).
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { documentationFiles, fencedBlocks, headingAnchors, projectRoot, proseMatches, readDoc, relativeLinks } from './readmeMarkdown.ts';
@@ -26,6 +26,21 @@ describe('README.md', () => {
     const pages = documentationFiles().filter((file) => file.startsWith('docs/'));
     expect(pages.length).toBeGreaterThanOrEqual(10);
     expect(pages.filter((page) => !linked.has(page))).toEqual([]);
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('lists every environment variable the configuration reads', () => {
+    const configDir = path.join(projectRoot, 'src/config');
+    const source = readdirSync(configDir, { recursive: true })
+      .map(String)
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => readFileSync(path.join(configDir, file), 'utf8'))
+      .join('\n');
+    const read = [...new Set([...source.matchAll(/\benv(?:\.|\[')([A-Z][A-Z0-9_]+)/g)].map((match) => match[1]!))];
+    const documented = new Set([...readDoc('docs/configuration.md').matchAll(/^\| `([A-Z][A-Z0-9_]+)`/gm)].map((match) => match[1]!));
+    expect(read.length).toBeGreaterThan(20);
+    expect(read.filter((name) => !documented.has(name))).toEqual([]);
   });
 });
 
