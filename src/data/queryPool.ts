@@ -50,6 +50,7 @@ export class QueryPool implements DataAccess {
   private readonly connections: ConnectionHealth;
   private closed = false;
   private readonly graceMs: number;
+  private readonly yieldAfterMs: number;
   /** Worker places left empty by killing a key's query, by place: the key (see runningFor). */
   private readonly killedFor = new Map<number, string>();
 
@@ -58,6 +59,7 @@ export class QueryPool implements DataAccess {
     private readonly launch: WorkerLaunch,
   ) {
     this.graceMs = options.cancelGraceMs ?? 250;
+    this.yieldAfterMs = options.yieldAfterMs ?? 50;
     this.connections = new ConnectionHealth(options.connectionStates);
     const database = options.databasePath ? path.basename(options.databasePath) : 'the default connection';
     this.health = new PoolHealth(database, options.monitorIntervalMs ?? 1_000, options.logger);
@@ -200,6 +202,8 @@ export class QueryPool implements DataAccess {
       task.startedAt = Date.now();
       worker.task = task;
       worker.timer = setTimeout(() => this.timeOut(worker, task), this.options.timeoutMs);
+      // A statement still running after a short query's time gives the CPU to short ones first.
+      worker.yieldTimer = setTimeout(() => worker.yieldCpu(), this.yieldAfterMs);
       worker.send({ id: task.id, query: task.query });
     }
   }
@@ -227,6 +231,7 @@ export class QueryPool implements DataAccess {
     if (!task || task.id !== reply.id) return;
     clearTimeout(worker.timer);
     clearTimeout(worker.graceTimer);
+    worker.reclaimCpu();
     worker.task = undefined;
     this.connections.note(task.query, reply);
     if (task.abandoned) this.health.counters.cancelled.finished += 1;

@@ -29,6 +29,8 @@ export interface QueryPoolOptions {
   keyActiveMs?: number;
   /** How long a cancelled running query may take to finish before its process is killed (default 250 ms). */
   cancelGraceMs?: number;
+  /** How long a query runs before its process yields the CPU to shorter ones (default 50 ms). */
+  yieldAfterMs?: number;
   /** Keep one started process in reserve for a killed worker's place (default true). */
   spare?: boolean;
   /** How often DATA_DB is checked (default 1 s). */

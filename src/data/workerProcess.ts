@@ -4,9 +4,13 @@
  * the scheduling; this module only wraps the process and its messages.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
 import type { FileIdentity } from '../shared/fileIdentity.ts';
 import { TYPESCRIPT_LAUNCH, type WorkerLaunch } from './workerBuild.ts';
 import type { WorkerMessage, WorkerReply, WorkerStartup } from './workerProtocol.ts';
+
+/** The niceness of a process that yields the CPU: below everything else the service runs. */
+const LOWER_PRIORITY = 10;
 
 /** Why a worker did not become ready. */
 export interface StartFailure {
@@ -35,6 +39,10 @@ export class WorkerProcess<Task = unknown> {
   graceTimer: NodeJS.Timeout | undefined;
   /** The data file was replaced since this worker opened it: retire it when a fresh one is ready. */
   stale = false;
+  /** Fires when the running query has run long enough to yield the CPU (see yieldCpu). */
+  yieldTimer: NodeJS.Timeout | undefined;
+  /** Whether the process runs at the lower CPU priority. */
+  private lowered = false;
 
   /**
    * @param databasePath the default connection's file ('' when it has none), checked at startup
@@ -77,6 +85,41 @@ export class WorkerProcess<Task = unknown> {
       });
     });
     this.ready.catch(() => undefined);
+    // Starting a process (about 0.13 s of CPU) is no one's answer yet: it yields to running queries.
+    this.yieldCpu();
+    this.ready.then(() => this.reclaimCpu(), () => undefined);
+  }
+
+  /**
+   * Lowers the process's CPU priority, so that a long statement or a start-up gives the cores
+   * to short queries first: on a small machine one key's heavy or abandoned comparisons would
+   * otherwise double another key's trivial query (issue 19). A priority Node may not set is ignored.
+   */
+  yieldCpu(): void {
+    if (this.lowered || this.child.pid === undefined) return;
+    try {
+      setPriority(this.child.pid, LOWER_PRIORITY);
+      this.lowered = true;
+    } catch {
+      // Not permitted or already gone: the process keeps its priority.
+    }
+  }
+
+  /**
+   * Gives the process its normal priority back once its long query ended. Raising a priority
+   * needs privileges on Linux (CAP_SYS_NICE); without them the process stays lowered, which only
+   * matters against processes that are not: every worker ends up equal again.
+   */
+  reclaimCpu(): void {
+    clearTimeout(this.yieldTimer);
+    this.yieldTimer = undefined;
+    if (!this.lowered || this.child.pid === undefined || this.state === 'gone') return;
+    try {
+      setPriority(this.child.pid, 0);
+      this.lowered = false;
+    } catch {
+      // Stays lowered (see above).
+    }
   }
 
   get pid(): number | undefined {
@@ -91,8 +134,10 @@ export class WorkerProcess<Task = unknown> {
   kill(): void {
     clearTimeout(this.timer);
     clearTimeout(this.graceTimer);
+    clearTimeout(this.yieldTimer);
     this.timer = undefined;
     this.graceTimer = undefined;
+    this.yieldTimer = undefined;
     this.task = undefined;
     this.state = 'gone';
     this.child.removeAllListeners('exit');

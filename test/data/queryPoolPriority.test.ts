@@ -1,0 +1,77 @@
+/**
+ * A long statement yields the CPU to short ones: the worker running it is lowered in priority
+ * while it runs and given its priority back when it ends (where the service may raise it:
+ * Linux needs CAP_SYS_NICE, which root has); short queries never touch it. This is what keeps
+ * another key's trivial query fast while one key's heavy comparisons run on a small machine
+ * (measured by `npm run load -- --scenario fairness`, not here: no assertion on elapsed time).
+ */
+import { getPriority } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { QueryPool } from '../../src/data/queryPool.ts';
+import type { SelectQuery } from '../../src/data/query.ts';
+import { silentLogger } from '../../src/logging/logger.ts';
+import { temporaryDirectory } from '../support/catalogFixture.ts';
+
+/** One group per row of a million-row table: hundreds of milliseconds of CPU on any machine. */
+const heavy: SelectQuery = { kind: 'select', table: 'ledger', columns: [{ name: 'id', column: 'id' }], aggregates: [{ name: 'total', function: 'sum', column: 'amount' }], orderBy: [{ name: 'total', direction: 'desc' }], limit: 1 };
+const light: SelectQuery = { kind: 'select', table: 'ledger', columns: [{ name: 'id', column: 'id' }], limit: 1 };
+/** Whether this process may raise a priority again (root, or CAP_SYS_NICE). */
+const mayRaise = process.getuid?.() === 0;
+
+let databasePath: string;
+let pool: QueryPool | undefined;
+
+beforeAll(() => {
+  databasePath = path.join(temporaryDirectory('pool-priority-'), 'data.db');
+  const database = new Database(databasePath);
+  database.exec('CREATE TABLE ledger (id INTEGER, amount REAL)');
+  database.exec('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000) INSERT INTO ledger SELECT i, i % 977 FROM n');
+  database.close();
+}, 60_000);
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+});
+
+/** Samples the worker's priority until `done` settles; returns every value seen. */
+async function prioritiesWhile(pid: number, done: Promise<unknown>): Promise<Set<number>> {
+  const seen = new Set<number>();
+  let settled = false;
+  void done.finally(() => (settled = true));
+  while (!settled) {
+    try {
+      seen.add(getPriority(pid));
+    } catch {
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  return seen;
+}
+
+describe('QueryPool CPU priority', () => {
+  it('lowers the worker of a long statement while it runs, and gives its priority back after', async () => {
+    pool = await QueryPool.start({ databasePath, workers: 1, timeoutMs: 60_000, spare: false, logger: silentLogger(), yieldAfterMs: 10 });
+    const [pid] = pool.workerPids();
+    expect(getPriority(pid!)).toBe(0);
+    const answer = pool.run(heavy);
+    const seen = await prioritiesWhile(pid!, answer);
+    expect(await answer).toMatchObject({ rows: [expect.objectContaining({ total: expect.any(Number) })] });
+    expect(seen).toContain(10);
+    // The same worker answers the next query, at its normal priority where it may be raised again.
+    expect(pool.workerPids()).toEqual([pid]);
+    expect(getPriority(pid!)).toBe(mayRaise ? 0 : 10);
+  }, 60_000);
+
+  it('leaves a short query at normal priority', async () => {
+    pool = await QueryPool.start({ databasePath, workers: 1, timeoutMs: 60_000, spare: false, logger: silentLogger(), yieldAfterMs: 5_000 });
+    const [pid] = pool.workerPids();
+    const answer = pool.run(light);
+    const seen = await prioritiesWhile(pid!, answer);
+    await answer;
+    expect([...seen]).toEqual([0]);
+    expect(getPriority(pid!)).toBe(0);
+  }, 60_000);
+});
