@@ -4,13 +4,13 @@
  * the scheduling; this module only wraps the process and its messages.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import type { FileIdentity } from '../shared/fileIdentity.ts';
 import { TYPESCRIPT_LAUNCH, type WorkerLaunch } from './workerBuild.ts';
 import type { WorkerMessage, WorkerReply, WorkerStartup } from './workerProtocol.ts';
 
-/** The niceness of a process that yields the CPU: below everything else the service runs. */
-const LOWER_PRIORITY = 10;
+/** How much a process that yields the CPU is lowered (niceness added): below everything else the service runs. */
+const YIELD_STEP = 10;
 
 /** Why a worker did not become ready. */
 export interface StartFailure {
@@ -41,8 +41,8 @@ export class WorkerProcess<Task = unknown> {
   stale = false;
   /** Fires when the running query has run long enough to yield the CPU (see yieldCpu). */
   yieldTimer: NodeJS.Timeout | undefined;
-  /** Whether the process runs at the lower CPU priority. */
-  private lowered = false;
+  /** The priority the process had before it yielded (see yieldCpu); undefined when it has not. */
+  private normalPriority: number | undefined;
 
   /**
    * @param databasePath the default connection's file ('' when it has none), checked at startup
@@ -96,10 +96,11 @@ export class WorkerProcess<Task = unknown> {
    * otherwise double another key's trivial query (issue 19). A priority Node may not set is ignored.
    */
   yieldCpu(): void {
-    if (this.lowered || this.child.pid === undefined) return;
+    if (this.normalPriority !== undefined || this.child.pid === undefined) return;
     try {
-      setPriority(this.child.pid, LOWER_PRIORITY);
-      this.lowered = true;
+      const normal = getPriority(this.child.pid);
+      setPriority(this.child.pid, Math.min(19, normal + YIELD_STEP));
+      this.normalPriority = normal;
     } catch {
       // Not permitted or already gone: the process keeps its priority.
     }
@@ -113,10 +114,10 @@ export class WorkerProcess<Task = unknown> {
   reclaimCpu(): void {
     clearTimeout(this.yieldTimer);
     this.yieldTimer = undefined;
-    if (!this.lowered || this.child.pid === undefined || this.state === 'gone') return;
+    if (this.normalPriority === undefined || this.child.pid === undefined || this.state === 'gone') return;
     try {
-      setPriority(this.child.pid, 0);
-      this.lowered = false;
+      setPriority(this.child.pid, this.normalPriority);
+      this.normalPriority = undefined;
     } catch {
       // Stays lowered (see above).
     }
