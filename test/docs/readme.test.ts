@@ -66,6 +66,18 @@ describe('README.md and docs/*.md', () => {
     expect(broken).toEqual([]);
   });
 
+  it('name only files of the repository that exist', () => {
+    // docs/skills.md and docs/layout.md are checked by their own tests (test/docs, test/architecture).
+    const pages = documentationFiles().filter((file) => file !== 'docs/skills.md' && file !== 'docs/layout.md');
+    const missing = pages.flatMap((file) =>
+      [...readDoc(file).matchAll(/(?<![\w./-])((?:src|skills|test|web|data|scripts|bench|evaluation|examples)\/[\w./-]*\.(?:ts|js|md|yaml|json|sh))\b/g)]
+        .map((match) => match[1]!)
+        .filter((named) => !existsSync(path.join(projectRoot, named)))
+        .map((named) => `${file}: ${named}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it('describe the product as it is, not how it changed', () => {
     const history = [/before this (release|work|change)/i, /\bBefore:/, /\bused to\b/i, /\bas before\b/i, /\blike before\b/i, /\bstop \d+\b/i, /\bissue \d+\b/i, /\bfirst score\b/i, /\(before[,:]/i, /\bbefore\b.*\bnow\b/i];
     const found = documentationFiles().flatMap((file) => proseMatches(file, readDoc(file), history));
