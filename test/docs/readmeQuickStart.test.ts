@@ -43,6 +43,10 @@ function examples(markdown: string): Example[] {
 
 let server: ServerProcess;
 beforeAll(async () => {
+  // The README's examples are curl commands; say so plainly where curl is missing.
+  await run('curl', ['--version']).catch(() => {
+    throw new Error('the README examples run with curl: install it (apt-get install -y curl)');
+  });
   // As the README says, `npm start`, on a free port so it runs beside anything else.
   server = await startServer({ APP_DB: path.join(temporaryDirectory(), 'app.db') }, 90_000, ['npm', 'start', '--silent']);
 }, 120_000);
