@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigurationError } from '../errors/index.ts';
-import { API_KEY_PATTERN, readKeysFile, type DeclaredKey } from '../http/security/keysFile.ts';
+import { API_KEY_PATTERN, readKeysFile, type DeclaredKey } from './keysFile.ts';
 import { safeUrl } from '../shared/redact.ts';
 
 /** The repository root, so default paths work whatever the current directory. */
@@ -78,7 +78,7 @@ const environmentSchema = z.object({
     .default('')
     .transform((value) => value.split(',').map((key) => key.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(API_KEY_PATTERN, { error: 'each key must be 16 to 200 visible ASCII characters (no spaces or commas)' }))),
-  /** A YAML or JSON file of named API keys with data scopes (src/http/security/keysFile.ts). */
+  /** A YAML or JSON file of named API keys with data scopes (src/config/keysFile.ts). */
   API_KEYS_FILE: optionalText,
   RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(120),
   LOG_LEVEL: z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),

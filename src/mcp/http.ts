@@ -16,7 +16,7 @@ import { Router, type Request, type Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { ConversationService } from '../conversations/conversationService.ts';
-import { callerOf } from '../http/security/access.ts';
+import { callerOf } from '../access/caller.ts';
 import type { McpDependencies } from './server.ts';
 import { createMcpServer } from './server.ts';
 

@@ -11,7 +11,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { loadConfig, type ServiceConfig } from '../config/config.ts';
 import { ConfigurationError } from '../errors/index.ts';
-import { ApiKeys } from '../http/security/apiKeys.ts';
+import { ApiKeys } from '../access/apiKeys.ts';
 import { createLogger, type Logger } from '../logging/logger.ts';
 import type { Caller } from '../scopes/dataScope.ts';
 import { createService, type Service } from '../service.ts';

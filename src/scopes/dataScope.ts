@@ -1,18 +1,15 @@
 /**
  * A data scope: what one API key may see, in the catalog's own words: the sources it may use
  * and, per dimension, the values its rows must have (`company: ["1000"]`). Declared in the keys
- * file (src/http/security/keysFile.ts), checked against the catalog at startup, and applied to
+ * file (src/config/keysFile.ts), checked against the catalog at startup, and applied to
  * the catalog, the data and the knowledge a tool sees (scopedView.ts).
  */
 import { ConfigurationError } from '../errors/index.ts';
 import type { Catalog } from '../catalog/catalog.ts';
+import type { DataScope } from '../config/keysFile.ts';
 
-export interface DataScope {
-  /** Sources the key may use; undefined: every source. */
-  sources?: string[] | undefined;
-  /** Dimension name → the values rows must have; a source without the dimension is hidden. */
-  values: Record<string, string[]>;
-}
+/** Declared with the keys file (src/config/keysFile.ts), which config reads before any catalog exists. */
+export type { DataScope };
 
 /** Who is calling: the key's name (for audit lines), the identity its sessions are owned by, and its scope. */
 export interface Caller {

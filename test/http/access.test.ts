@@ -13,7 +13,7 @@ import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { ConfigurationError } from '../../src/errors/index.ts';
-import { ApiKeys, bearerToken, keyIdentity } from '../../src/http/security/apiKeys.ts';
+import { ApiKeys, bearerToken, keyIdentity } from '../../src/access/apiKeys.ts';
 import { createService, type Service } from '../../src/service.ts';
 import { openSessionStore } from '../../src/sessions/sqliteSessionStore.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';

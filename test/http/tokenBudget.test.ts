@@ -12,7 +12,7 @@ import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig, projectRoot } from '../../src/config/config.ts';
-import { keyIdentity } from '../../src/http/security/apiKeys.ts';
+import { keyIdentity } from '../../src/access/apiKeys.ts';
 import { ModelTokenBudgets } from '../../src/http/security/tokenBudget.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { listenService, type ListeningService } from '../support/listeningService.ts';

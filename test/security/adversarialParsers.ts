@@ -8,7 +8,7 @@ import type { Source } from '../../src/catalog/catalog.ts';
 import { describePeriod, monthNumber, parsePeriod, parsePeriodSpan } from '../../src/catalog/periods.ts';
 import { wantsEventStream } from '../../src/http/eventStream.ts';
 import { moduleSpecifiers } from '../../src/http/routes/web.ts';
-import { bearerToken } from '../../src/http/security/apiKeys.ts';
+import { bearerToken } from '../../src/access/apiKeys.ts';
 import { hostName } from '../../src/http/security/requestGuards.ts';
 import { shorten } from '../../src/knowledge/knowledgeBase.ts';
 import { splitMarkdown, withoutClosingHashes } from '../../src/knowledge/passages.ts';

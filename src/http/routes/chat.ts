@@ -17,7 +17,7 @@ import type { AppServices } from '../app.ts';
 import { openEventStream, wantsEventStream } from '../eventStream.ts';
 import { abortOnDisconnect } from '../abortOnDisconnect.ts';
 import { problemBody, problemFor, sendProblem, type Problem, type ProblemKind } from '../problem.ts';
-import { callerOf } from '../security/access.ts';
+import { callerOf } from '../../access/caller.ts';
 import { ModelTokenBudgets } from '../security/tokenBudget.ts';
 import { jsonBody } from '../validation.ts';
 

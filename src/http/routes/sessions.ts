@@ -9,7 +9,7 @@ import { decodeCursor, DEFAULT_PAGE_SIZE } from '../../sessions/sessionPaging.ts
 import type { SessionSummary, TurnRecord } from '../../sessions/sessionRecords.ts';
 import type { AppServices } from '../app.ts';
 import { sendProblem } from '../problem.ts';
-import { ownerOf } from '../security/access.ts';
+import { ownerOf } from '../../access/caller.ts';
 
 /** Turns per page of GET /sessions/{id} when paged (`limit`); without it every turn comes (at most SESSION_MAX_TURNS). */
 const MAX_TURNS_PAGE = 200;

@@ -9,7 +9,7 @@ import { abortOnDisconnect } from '../abortOnDisconnect.ts';
 import type { AppServices } from '../app.ts';
 import { sendProblem, type ProblemKind } from '../problem.ts';
 import { withoutMentions } from '../../scopes/hiddenWords.ts';
-import { callerOf } from '../security/access.ts';
+import { callerOf } from '../../access/caller.ts';
 
 /** Tool errors that mean "not now" rather than "not like this": 503 problems with Retry-After. */
 const unavailableKinds: Partial<Record<string, ProblemKind>> = { busy: 'busy', data_unavailable: 'dataUnavailable', source_unavailable: 'dataUnavailable' };

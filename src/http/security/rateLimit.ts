@@ -8,7 +8,7 @@
 import type { RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { sendProblem } from '../problem.ts';
-import { ownerOf } from './access.ts';
+import { ownerOf } from '../../access/caller.ts';
 
 /** A limiter allowing `perMinute` requests a minute; undefined when `perMinute` is 0 (no limit). */
 export function rateLimiter(perMinute: number): RequestHandler | undefined {

@@ -7,7 +7,7 @@
  * Kept in memory, per instance, like the rate limit: several instances each allow the cap, and a
  * restart starts the day afresh. Only capped keys are tracked, so memory is bounded by the file.
  */
-import type { DeclaredKey } from './keysFile.ts';
+import type { DeclaredKey } from '../../config/keysFile.ts';
 
 /** Why a key may not ask now: its cap, what it used today, and when the day's budget resets. */
 export interface BudgetRefusal {

@@ -6,8 +6,8 @@
  * and a key itself is never stored or logged: sessions carry a short hash of it instead.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { describeScope, type Caller } from '../../scopes/dataScope.ts';
-import { keyDigest as digest, type DeclaredKey } from './keysFile.ts';
+import { describeScope, type Caller } from '../scopes/dataScope.ts';
+import { keyDigest as digest, type DeclaredKey } from '../config/keysFile.ts';
 
 /**
  * The identity of a key as stored with its sessions and used to rate-limit it: a short hash,

@@ -11,15 +11,26 @@
  *     scopes: { company: ["1000"], sources: [fi_reporting, bpc_reporting] }
  *   - name: group-controlling
  *     key_sha256: 9b7c…   # sha256 of the key, hex (printf %s "$KEY" | sha256sum)
- *     max_model_tokens_per_day: 200000   # optional: the key's model tokens a UTC day (tokenBudget.ts)
+ *     max_model_tokens_per_day: 200000   # optional: the key's model tokens a UTC day (src/http/security/tokenBudget.ts)
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { ConfigurationError } from '../../errors/index.ts';
-import type { DataScope } from '../../scopes/dataScope.ts';
+import { ConfigurationError } from '../errors/index.ts';
+
+/**
+ * What one API key may see, in the catalog's own words: the sources it may use and, per
+ * dimension, the values its rows must have (`company: ["1000"]`). Declared here, checked and
+ * applied by src/scopes (dataScope.ts, scopedView.ts).
+ */
+export interface DataScope {
+  /** Sources the key may use; undefined: every source. */
+  sources?: string[] | undefined;
+  /** Dimension name → the values rows must have; a source without the dimension is hidden. */
+  values: Record<string, string[]>;
+}
 
 /** A key from the keys file: what it is called, the SHA-256 it is recognised by, what it may see. */
 /**
