@@ -3,21 +3,28 @@
  * key as `Authorization: Bearer <key>` (401 without), the Host check against DNS rebinding,
  * the Origin check, the rate limit and the 64 kB body limit all run before this router.
  *
- * Stateless, as the SDK documents it: each POST gets a fresh server and transport, answers
- * with one JSON response (no event stream), and keeps nothing, so any instance behind a load
- * balancer can answer any request. Without sessions there is no server-to-client stream to open
- * (GET) or session to end (DELETE): both answer 405, as the SDK's stateless example does.
+ * Two revisions on one endpoint, from one server definition (server.ts), the request telling
+ * which (the SDK's own classification, `isLegacyRequest`):
+ * - 2026-07-28 (current): every request carries its revision (`MCP-Protocol-Version` header and
+ *   the `_meta` envelope); no handshake, no session; `server/discover` answers what the server
+ *   offers. Served by the SDK's per-request handler (`createMcpHandler`).
+ * - 2025-11-25 and earlier (the `initialize` handshake): stateless as the SDK documents it, a
+ *   fresh server and transport per POST answering one JSON response (no event stream).
+ * Either way nothing is kept between requests, so any instance behind a load balancer can answer
+ * any request. Without sessions there is no stream to open (GET) or session to end (DELETE):
+ * both answer 405.
  *
  * One JSON-RPC message per POST: a batch (a JSON array) is refused with 400 before anything runs.
  * MCP 2025-06-18 removed batching, and a batch of 100 tool calls would count as one request
  * against RATE_LIMIT_PER_MINUTE while filling the query queue with 100 queries.
  */
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { Router, type Request, type Response } from 'express';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, isLegacyRequest, ProtocolErrorCode, WebStandardStreamableHTTPServerTransport, type McpRequestContext } from '@modelcontextprotocol/server';
 import type { ConversationService } from '../conversations/conversationService.ts';
 import { callerOf } from '../access/caller.ts';
-import type { McpDependencies } from './server.ts';
+import type { McpDependencies, McpConnection } from './server.ts';
 import { createMcpServer } from './server.ts';
 
 /** JSON-RPC's implementation-defined server error, which the SDK's transport answers HTTP-level refusals with. */
@@ -29,6 +36,12 @@ export const BATCH_REFUSED = 'batches are not supported: send one request per HT
 /** Where the MCP endpoint is served. */
 const MCP_PATH = '/mcp';
 
+/** Open `subscriptions/listen` event streams per instance; one more is refused (JSON-RPC -32603 'Subscription limit reached'). */
+const MAX_LISTEN_STREAMS = 32;
+
+/** Request headers not copied onto the web Request the SDK reads: the body is already parsed, and the Host was checked. */
+const NOT_FORWARDED = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect']);
+
 /**
  * The `/mcp` routes.
  * @example
@@ -36,26 +49,38 @@ const MCP_PATH = '/mcp';
  */
 export function mcpRoutes(dependencies: McpDependencies, conversations: ConversationService): Router {
   const router = Router();
+  // Who is calling (the key guard's caller, the request's logger), by the web Request the SDK hands the factory back.
+  const connections = new WeakMap<globalThis.Request, McpConnection>();
+  const serverFor = (context: McpRequestContext) => {
+    const connection = context.requestInfo && connections.get(context.requestInfo);
+    if (!connection) throw new Error('MCP request without its connection');
+    return createMcpServer(dependencies, conversations, connection);
+  };
+  // 2026-07-28 requests; 2025-era ones never reach it (routed below, to answer them with JSON rather than an event stream).
+  // The lists never change while a client listens (a skill reload shows at the next list), so a
+  // `subscriptions/listen` stream only ever carries keep-alives: a few per instance are plenty.
+  const current = createMcpHandler(serverFor, { legacy: 'reject', maxSubscriptions: MAX_LISTEN_STREAMS });
 
   router.post(MCP_PATH, async (request: Request, response: Response) => {
     if (Array.isArray(request.body)) {
-      response.status(400).json(jsonRpcError(ErrorCode.InvalidRequest, BATCH_REFUSED));
+      response.status(400).json(jsonRpcError(ProtocolErrorCode.InvalidRequest, BATCH_REFUSED));
       return;
     }
+    // The client going away (answered or dropped) aborts what still runs for it, a tool call included.
+    const gone = new AbortController();
+    response.on('close', () => gone.abort());
+    const webRequest = toWebRequest(request, gone.signal);
     // The caller the key guard recorded (the key's name, identity and data scope) goes with every tool run.
-    const server = createMcpServer(dependencies, conversations, { caller: callerOf(response), logger: request.log });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    // Closing the transport when the connection ends (answered or dropped) aborts a tool still running.
-    response.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
+    connections.set(webRequest, { caller: callerOf(response), logger: request.log });
     try {
-      await server.connect(transport);
-      await transport.handleRequest(request, response, request.body);
+      const answer = (await isLegacyRequest(webRequest, request.body))
+        ? await answerLegacy(serverFor({ era: 'legacy', requestInfo: webRequest }), webRequest, request.body, gone.signal)
+        : await current.fetch(webRequest, { parsedBody: request.body });
+      await send(answer, response);
     } catch (error) {
+      if (gone.signal.aborted) return;
       request.log.error({ err: error }, 'MCP request failed');
-      if (!response.headersSent) response.status(500).json(jsonRpcError(ErrorCode.InternalError, 'Internal server error.'));
+      if (!response.headersSent) response.status(500).json(jsonRpcError(ProtocolErrorCode.InternalError, 'Internal server error.'));
     }
   });
 
@@ -66,6 +91,47 @@ export function mcpRoutes(dependencies: McpDependencies, conversations: Conversa
   router.delete(MCP_PATH, notAllowed);
 
   return router;
+}
+
+/**
+ * One 2025-era request (the `initialize` handshake, or a request after it): a fresh server on a
+ * stateless transport answering with one JSON response, closed when the client goes away.
+ */
+async function answerLegacy(server: ReturnType<typeof createMcpServer>, request: globalThis.Request, body: unknown, gone: AbortSignal): Promise<globalThis.Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  gone.addEventListener('abort', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  return transport.handleRequest(request, { parsedBody: body });
+}
+
+/** The express request as the web Request the SDK reads (its body already parsed by the app). */
+function toWebRequest(request: Request, signal: AbortSignal): globalThis.Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || NOT_FORWARDED.has(name)) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  return new globalThis.Request(new URL(request.originalUrl, `http://${request.headers.host ?? 'localhost'}`), { method: request.method, headers, signal });
+}
+
+/** Writes the SDK's web Response (JSON, or an event stream) to the express response. */
+async function send(answer: globalThis.Response, response: Response): Promise<void> {
+  response.status(answer.status);
+  answer.headers.forEach((value, name) => response.setHeader(name, value));
+  if (!answer.body) {
+    response.end();
+    return;
+  }
+  await new Promise<void>((resolve, reject) => {
+    Readable.fromWeb(answer.body as NodeReadableStream<Uint8Array>)
+      .on('error', reject)
+      .pipe(response)
+      .on('finish', resolve)
+      .on('close', resolve);
+  });
 }
 
 /** A JSON-RPC error not tied to a request (`id: null`), as the SDK's transport answers them. */

@@ -1,7 +1,9 @@
 /**
  * The service's tools, knowledge and instructions over the Model Context Protocol, for any MCP
  * client (Claude Desktop, IDE agents): the same server answers over Streamable HTTP (http.ts)
- * and stdio (stdio.ts).
+ * and stdio (stdio.ts), to clients of the current revision (2026-07-28: stateless, no
+ * handshake, `server/discover`) and of the 2025 revisions (the `initialize` handshake), with
+ * the SDK v2 (`@modelcontextprotocol/server`) choosing the revision from each request.
  *
  * Built on the SDK's low-level `Server` with the JSON-RPC handlers set directly, not with
  * `McpServer.registerTool`: the registry already publishes each tool's input and output JSON
@@ -11,21 +13,7 @@
  * the server is built, where a skill reload must show at the next request. Nothing here names
  * a tool: tools, resources and the prompt all come from the registry, read at each request.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  type CallToolResult,
-  type GetPromptResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, Server, type CacheHint, type CallToolResult, type GetPromptResult, type Tool } from '@modelcontextprotocol/server';
 import { buildSystemPrompt } from '../agent/turnPreparation.ts';
 import type { ConversationService } from '../conversations/conversationService.ts';
 import type { Logger } from '../logging/logger.ts';
@@ -39,6 +27,13 @@ import { truncateForDisplay } from '../shared/truncate.ts';
 /** The one prompt: the skills' instructions. */
 const PROMPT_NAME = 'analyst';
 
+/**
+ * How long a 2026-07-28 client may reuse a list or a knowledge file (`ttlMs`), for itself only
+ * (`cacheScope: 'private'`): what a key sees depends on its data scope, and a skill reload
+ * (SKILLS_RELOAD) shows within a minute. 2025-era answers carry no cache fields.
+ */
+const CACHE_HINT: CacheHint = { ttlMs: 60_000, cacheScope: 'private' };
+
 
 /** What the MCP server reads; `registry` is read at each request (a skill reload swaps it). */
 export interface McpDependencies {
@@ -47,7 +42,7 @@ export interface McpDependencies {
 }
 
 /** The connection the server answers: its caller (the API key's name, identity and data scope; undefined over stdio or without API keys), and the logger its lines go to (the HTTP request's, or the service's over stdio). */
-interface McpConnection {
+export interface McpConnection {
   caller: Caller | undefined;
   logger: Logger;
 }
@@ -56,8 +51,7 @@ interface McpConnection {
  * An MCP server offering every enabled tool, the knowledge files as resources and the
  * instructions as the prompt `analyst`; connect it to a transport.
  * @example
- * const server = createMcpServer(services, conversations, { caller: callerOf(response), logger: request.log });
- * await server.connect(new StreamableHTTPServerTransport({ sessionIdGenerator: undefined }));
+ * serveStdio(() => createMcpServer(services, conversations, { caller: undefined, logger }));
  */
 export function createMcpServer(dependencies: McpDependencies, conversations: ConversationService, connection: McpConnection): Server {
   const server = new Server(
@@ -65,32 +59,43 @@ export function createMcpServer(dependencies: McpDependencies, conversations: Co
     {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } },
       instructions: `Finance data analysis over governed sources: reconcile sources, find the causes of differences, check data quality. Get the prompt '${PROMPT_NAME}' for the rules and how to use the tools; the resources hold the skills' background knowledge.`,
+      cacheHints: {
+        'server/discover': CACHE_HINT,
+        'tools/list': CACHE_HINT,
+        'prompts/list': CACHE_HINT,
+        'resources/list': CACHE_HINT,
+        'resources/templates/list': CACHE_HINT,
+        'resources/read': CACHE_HINT,
+      },
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: dependencies.registry.list().map((listed) => toolListing(listed, hiddenTerms())) }));
+  // In the registry's order (skills by folder name, then each skill's tools): the same list, in the same order, at every request.
+  server.setRequestHandler('tools/list', () => ({ tools: dependencies.registry.list().map((listed) => toolListing(listed, hiddenTerms())) }));
 
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    callTool(dependencies, conversations, request.params.name, request.params.arguments ?? {}, { ...connection, signal: extra.signal }),
-  );
+  server.setRequestHandler('tools/call', async (request, context) => {
+    const result = await callTool(dependencies, conversations, request.params.name, request.params.arguments ?? {}, { ...connection, signal: context.mcpReq.signal });
+    // The revision's own shape of a result (the SDK's one place for it); ours are objects, so it changes nothing today.
+    return server.projectCallToolResult(result, dependencies.registry.get(request.params.name)?.outputSchema);
+  });
 
   // A scoped key is never shown text naming data outside its scope (the conversation service knows which words do).
   const hiddenTerms = () => conversations.hiddenTerms(connection.caller);
   const hidden = () => conversations.hiddenData(connection.caller);
 
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+  server.setRequestHandler('resources/list', () => ({
     resources: knowledgeResources(dependencies.registry.skills, hidden()).map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
   }));
   // Every file is listed, so there are no templates; answered because clients ask.
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
 
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+  server.setRequestHandler('resources/read', (request) => {
     const found = readKnowledgeResource(dependencies.registry.skills, request.params.uri, hidden());
-    if (!found) throw new McpError(ErrorCode.InvalidParams, `No knowledge resource '${request.params.uri.slice(0, 200)}'; list the resources for the URIs offered.`);
+    if (!found) throw new ProtocolError(ProtocolErrorCode.ResourceNotFound, `No knowledge resource '${request.params.uri.slice(0, 200)}'; list the resources for the URIs offered.`);
     return { contents: [{ uri: found.resource.uri, mimeType: found.resource.mimeType, text: found.text }] };
   });
 
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({
+  server.setRequestHandler('prompts/list', () => ({
     prompts: [
       {
         name: PROMPT_NAME,
@@ -102,8 +107,8 @@ export function createMcpServer(dependencies: McpDependencies, conversations: Co
     ],
   }));
 
-  server.setRequestHandler(GetPromptRequestSchema, (request): GetPromptResult => {
-    if (request.params.name !== PROMPT_NAME) throw new McpError(ErrorCode.InvalidParams, `No prompt '${request.params.name.slice(0, 100)}'; the prompt offered is '${PROMPT_NAME}'.`);
+  server.setRequestHandler('prompts/get', (request): GetPromptResult => {
+    if (request.params.name !== PROMPT_NAME) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt '${request.params.name.slice(0, 100)}'; the prompt offered is '${PROMPT_NAME}'.`);
     const question = request.params.arguments?.question?.trim();
     // Every skill's instructions inline: an MCP client gets them in one piece instead of fetching each skill's on demand.
     const instructions = withoutMentions(buildSystemPrompt(dependencies.registry.skills, { instructions: 'inline' }), hiddenTerms());

@@ -3,12 +3,14 @@
  * over stdio, without HTTP. The configuration is the service's (the same environment
  * variables); stdout carries the protocol alone, so every log line goes to stderr. Ends when
  * the client closes stdin, or on SIGTERM/SIGINT, after closing the query workers and stores.
+ * The client's first message picks the MCP revision for the connection: `server/discover`
+ * (2026-07-28) or `initialize` (2025-11-25 and earlier).
  *
  * Without MCP_API_KEY the process sees all data (whoever can start it can read the data files
  * anyway); with it, the calls are that key's (API_KEYS or API_KEYS_FILE): its name in the audit
  * lines and its data scope, e.g. for an assistant that must see one company only.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { loadConfig, type ServiceConfig } from '../config/config.ts';
 import { ConfigurationError } from '../errors/index.ts';
 import { ApiKeys } from '../access/apiKeys.ts';
@@ -33,10 +35,9 @@ async function main(): Promise<void> {
   const service = await createService(config, logger);
   stop = once((reason: string) => shutdown(service, logger, reason));
   if (requested) return stop(requested);
-  const server = createMcpServer(service.services, service.conversations, { caller: stdioCaller(config, process.env.MCP_API_KEY), logger });
-  const transport = new StdioServerTransport();
-  server.onclose = () => stop('transport closed');
-  await server.connect(transport);
+  const connection = { caller: stdioCaller(config, process.env.MCP_API_KEY), logger };
+  // One server per connection, of the revision the client opens with.
+  serveStdio(() => createMcpServer(service.services, service.conversations, connection), { onerror: (error) => logger.warn({ err: error }, 'MCP message refused') });
   logger.info({ tools: service.registry.names(), model: service.modelDescription }, `MCP server on stdio with ${service.registry.names().length} tools`);
 }
 
