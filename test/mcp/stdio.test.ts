@@ -3,12 +3,15 @@
  * `node --import tsx src/mcp/stdio.ts` with info-level logging on. The protocol works although
  * the service logs (every line goes to stderr, stdout carries nothing but JSON-RPC), the tools
  * answer with the sample's figures and structured errors, and the process stops cleanly when
- * the client closes stdin or sends SIGTERM.
+ * the client closes stdin or sends SIGTERM. The v1 client speaks 2025-11-25 (the `initialize`
+ * handshake); the v2 client (`@modelcontextprotocol/client`) 2026-07-28 (`server/discover`).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client as CurrentClient } from '@modelcontextprotocol/client';
+import { StdioClientTransport as CurrentStdioTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -91,6 +94,26 @@ describe('MCP over stdio (npm run mcp)', { timeout: 60_000 }, () => {
       { tool: 'query_source', ok: false, error_code: 'invalid_arguments' },
     ]);
     expect(logLines(stderr()).some((line) => /MCP server on stdio with \d+ tools/.test(line.msg))).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  it('answers a 2026-07-28 client (no handshake) with the same tools, annotations and results as a 2025-11-25 client', async () => {
+    const appDb = path.join(temporaryDirectory('mcp-stdio-'), 'app.db');
+    const current = new CurrentClient({ name: 'mcp-stdio-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const errors: Error[] = [];
+    current.onerror = (error) => errors.push(error);
+    await current.connect(
+      new CurrentStdioTransport({ ...COMMANDS.node, cwd: root, env: { ...getDefaultEnvironment(), APP_DB: appDb, LOG_LEVEL: 'warn', MODEL_PROVIDER: 'offline' }, stderr: 'ignore' }),
+    );
+    started.push({ client: current } as unknown as Started);
+    expect([current.getNegotiatedProtocolVersion(), current.getServerVersion()?.name]).toEqual(['2026-07-28', 'analyst-agent']);
+    const { client: legacy } = await startStdio();
+
+    const [now, before] = [await current.listTools(), await legacy.listTools()];
+    expect(now.tools).toEqual(before.tools);
+    expect(now.tools.find((tool) => tool.name === 'compare_sources')).toMatchObject({ title: 'Compare sources', annotations: { readOnlyHint: true, destructiveHint: false } });
+    const result = await current.callTool({ name: 'compare_sources', arguments: sampleCalls.compare_sources![0]! });
+    expect((result.structuredContent as Json).summary.totals).toEqual([{ currency: 'EUR', total_a: 443100, total_b: 333100, difference: 110000, difference_percent: 24.83 }]);
     expect(errors).toEqual([]);
   });
 
