@@ -1,6 +1,6 @@
 /**
  * Wires the service together from a configuration: data database and catalog, skills and
- * registry, chat model, sessions and the HTTP app. Used by main.ts and by the tests.
+ * registry, chat model, sessions, and the HTTP app with MCP mounted on it. Used by main.ts and by the tests.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { DEFAULT_CONNECTION } from './data/connections.ts';
 import { QueryPool } from './data/queryPool.ts';
 import { ConversationService } from './conversations/conversationService.ts';
 import { createApp, type AppServices } from './http/app.ts';
+import { mcpRoutes } from './mcp/http.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { buildKnowledgeBase } from './knowledge/knowledgeBase.ts';
 import type { Logger } from './logging/logger.ts';
@@ -114,7 +115,8 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     startedAt: Date.now(),
   };
   const conversations = new ConversationService(services);
-  const app = createApp(services, conversations);
+  // MCP (/mcp) is served on the same app, behind the same guards, next to the HTTP API.
+  const app = createApp(services, conversations, [mcpRoutes(services, conversations)]);
   const watcher = config.skillsReload
     ? watchSkills({
         directory: config.skillsDirectory,

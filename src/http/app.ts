@@ -33,7 +33,6 @@ import { healthRoutes } from './routes/health.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { toolRoutes } from './routes/tools.ts';
 import { webRoutes } from './routes/web.ts';
-import { mcpRoutes } from '../mcp/http.ts';
 import { truncateForDisplay } from '../shared/truncate.ts';
 
 export interface AppServices {
@@ -80,8 +79,15 @@ export interface AppServices {
 /** Request bodies larger than this are refused with 413. */
 const BODY_LIMIT = '64kb';
 
-/** Builds the app on the conversation policy its routes share (`/chat`, `/tools`, `/mcp`); listening is the caller's business (tests use supertest or port 0). */
-export function createApp(services: AppServices, conversations: ConversationService): Express {
+/**
+ * Builds the app on the conversation policy its routes share (`/chat`, `/tools`); listening is
+ * the caller's business (tests use supertest or port 0). `mounted`: routers served behind the
+ * same guards (host, origin, key, rate limit, body limit, contract), after the tool routes;
+ * service.ts mounts MCP's `/mcp` there, so HTTP and MCP never import each other.
+ * @example
+ * const app = createApp(services, conversations, [mcpRoutes(services, conversations)]);
+ */
+export function createApp(services: AppServices, conversations: ConversationService, mounted: readonly RequestHandler[] = []): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -136,7 +142,7 @@ export function createApp(services: AppServices, conversations: ConversationServ
   app.get('/metrics', metricsHandler(metrics));
   // Conversation policy for /chat and /tools; it reads `services` at each call (skill reloads).
   app.use(toolRoutes(services, conversations));
-  app.use(mcpRoutes(services, conversations));
+  for (const router of mounted) app.use(router);
   app.use(chatRoutes(services, conversations));
   app.use(webRoutes(services));
   app.use(sessionRoutes(services));

@@ -13,12 +13,12 @@ import type { Logger } from '../../logging/logger.ts';
 import { toModelProviderError } from '../../model/providerErrors.ts';
 import { requestObservation } from '../../observability/observe.ts';
 import { questionHooks } from '../../observability/questionTrace.ts';
-import type { AppServices } from '../app.ts';
 import { openEventStream, wantsEventStream } from '../eventStream.ts';
 import { abortOnDisconnect } from '../abortOnDisconnect.ts';
 import { problemBody, problemFor, sendProblem, type Problem, type ProblemKind } from '../problem.ts';
 import { callerOf } from '../../access/caller.ts';
 import { ModelTokenBudgets } from '../security/tokenBudget.ts';
+import type { DeclaredKey } from '../../config/keysFile.ts';
 import { jsonBody } from '../validation.ts';
 
 /**
@@ -33,7 +33,19 @@ interface ChatRequest {
   locale?: string;
 }
 
-export function chatRoutes(services: AppServices, conversations: ConversationService): Router {
+/** What POST /chat needs besides the conversation service. */
+export interface ChatRouteServices {
+  /** Named keys (API_KEYS_FILE): their daily model-token caps. */
+  declaredKeys?: DeclaredKey[] | undefined;
+  /** How long one question may run (CHAT_DEADLINE_MS). */
+  chatDeadlineMs: number;
+}
+
+/**
+ * @example
+ * app.use(chatRoutes({ chatDeadlineMs: 120_000, declaredKeys: [] }, conversations));
+ */
+export function chatRoutes(services: ChatRouteServices, conversations: ConversationService): Router {
   const router = Router();
   // Each capped key's tokens today, on this instance (the keys file is read once, at startup).
   const budgets = ModelTokenBudgets.of(services.declaredKeys ?? []);

@@ -9,9 +9,30 @@ import { Router } from 'express';
 import type { ModelDescription } from '../../model/createChatModel.ts';
 import { healthComponents, overallStatus, type HealthComponents } from '../../shared/health.ts';
 import { safeUrl, withoutFolders } from '../../shared/redact.ts';
-import type { AppServices } from '../app.ts';
+import type { Catalog } from '../../catalog/catalog.ts';
+import type { QueryPool } from '../../data/queryPool.ts';
+import type { SessionStore } from '../../sessions/sessionStore.ts';
+import type { SkillRegistry } from '../../skills/registry.ts';
 
-export function healthRoutes(services: AppServices): Router {
+/** What GET /health reports from; read at each request (the registry changes on a skill reload). */
+export interface HealthRouteServices {
+  readonly queries: QueryPool;
+  readonly sessions: Pick<SessionStore, 'storageHealth'>;
+  readonly catalog: Catalog;
+  readonly registry: SkillRegistry;
+  readonly modelDescription: ModelDescription;
+  /** The default connection's file, undefined when it is PostgreSQL. */
+  readonly dataDatabasePath: string | undefined;
+  readonly openApiPath: string;
+  readonly version: string;
+  readonly startedAt: number;
+}
+
+/**
+ * @example
+ * app.use(healthRoutes(services)); // GET /health, GET /openapi.yaml
+ */
+export function healthRoutes(services: HealthRouteServices): Router {
   const router = Router();
   router.get('/health', (_request, response) => {
     const components = publicComponents(healthComponents({ pool: services.queries, storage: () => services.sessions.storageHealth() }));

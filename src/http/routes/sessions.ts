@@ -7,7 +7,7 @@
 import { Router, type Response } from 'express';
 import { decodeCursor, DEFAULT_PAGE_SIZE } from '../../sessions/sessionPaging.ts';
 import type { SessionSummary, TurnRecord } from '../../sessions/sessionRecords.ts';
-import type { AppServices } from '../app.ts';
+import type { SessionStore } from '../../sessions/sessionStore.ts';
 import { sendProblem } from '../problem.ts';
 import { ownerOf } from '../../access/caller.ts';
 
@@ -20,7 +20,11 @@ const MAX_TURNS_PAGE = 200;
  */
 const numberParameter = (value: unknown): number | undefined => (typeof value === 'string' ? Number(value) : undefined);
 
-export function sessionRoutes(services: AppServices): Router {
+/**
+ * @example
+ * app.use(sessionRoutes({ sessions: store })); // GET /sessions, GET and DELETE /sessions/{id}
+ */
+export function sessionRoutes(services: { readonly sessions: SessionStore }): Router {
   const router = Router();
 
   router.get('/sessions', async (request, response) => {

@@ -6,7 +6,7 @@
 import { Router } from 'express';
 import type { ConversationService } from '../../conversations/conversationService.ts';
 import { abortOnDisconnect } from '../abortOnDisconnect.ts';
-import type { AppServices } from '../app.ts';
+import type { SkillRegistry } from '../../skills/registry.ts';
 import { sendProblem, type ProblemKind } from '../problem.ts';
 import { withoutMentions } from '../../scopes/hiddenWords.ts';
 import { callerOf } from '../../access/caller.ts';
@@ -14,7 +14,12 @@ import { callerOf } from '../../access/caller.ts';
 /** Tool errors that mean "not now" rather than "not like this": 503 problems with Retry-After. */
 const unavailableKinds: Partial<Record<string, ProblemKind>> = { busy: 'busy', data_unavailable: 'dataUnavailable', source_unavailable: 'dataUnavailable' };
 
-export function toolRoutes(services: AppServices, conversations: ConversationService): Router {
+/**
+ * `services.registry` is read at each request (a skill reload replaces it).
+ * @example
+ * app.use(toolRoutes(services, conversations)); // GET /skills, POST /tools/{name}
+ */
+export function toolRoutes(services: { readonly registry: SkillRegistry }, conversations: ConversationService): Router {
   const router = Router();
 
   router.get('/skills', (_request, response) => {

@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Router, type Response } from 'express';
 import { projectRoot } from '../../config/config.ts';
-import type { AppServices } from '../app.ts';
+import type { Logger } from '../../logging/logger.ts';
 import { sendProblem } from '../problem.ts';
 
 const webDirectory = path.join(projectRoot, 'web');
@@ -134,7 +134,7 @@ async function sendPage(response: Response, file: string, framable: boolean): Pr
   response.type('text/html; charset=utf-8').send(html);
 }
 
-export function webRoutes(services: Pick<AppServices, 'logger'>): Router {
+export function webRoutes(services: { logger: Logger }): Router {
   const router = Router();
   const vendorCache = new Map<string, Promise<string>>();
 
