@@ -2,7 +2,7 @@
  * Words the data_analyst skill's answers from its tool results: the sources, totals and
  * breakdowns, and comparisons with their explanation. Every figure comes from a result.
  */
-import { sideLabels, type TextFormat } from '../../src/skills/answerText.ts';
+import { sideLabels, type TextFormat } from '../../src/skills/api.ts';
 
 type Json = Record<string, any>;
 

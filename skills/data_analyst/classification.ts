@@ -5,8 +5,7 @@
  * into this skill's reducer, which classifies them by the thresholds and keeps the largest.
  * Cost grows linearly with rows; memory and result size stay bounded.
  */
-import type { DataAccess } from '../../src/data/dataAccess.ts';
-import { defineReducer, roundAmount, type Filter, type MeasureExpression, type MergedRow } from '../../src/skills/api.ts';
+import { defineReducer, roundAmount, type DataAccess, type Filter, type MeasureExpression, type MergedRow } from '../../src/skills/api.ts';
 
 export type RowStatus = 'match' | 'minor_diff' | 'major_diff' | 'only_in_a' | 'only_in_b';
 export const rowStatuses: readonly RowStatus[] = ['match', 'minor_diff', 'major_diff', 'only_in_a', 'only_in_b'];

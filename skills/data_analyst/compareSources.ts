@@ -3,21 +3,14 @@
  * source) on common dimensions, classifies every aligned row, and explains the result.
  */
 import { z } from 'zod';
-import { commonDimensions, findMeasure, findSource, measureUnit, type Catalog, type Measure, type Source } from '../../src/catalog/catalog.ts';
-import { resolveFilters, type Condition, type FilterInput } from '../../src/catalog/filters.ts';
-import { thresholdSchema } from '../../src/catalog/schema.ts';
+import { briefForModel, checkFilterValuesExist, closestMatch, commonDimensions, defaultFiltersNote, defineTool, filtersArgument, findMeasure, findSource, listedValuesNotHeld, measureUnit, nameArgument, resolveFilters, suggestionHint, thresholdSchema, ToolError, toWhere, type Catalog, type Condition, type FilterInput, type Measure, type Source, type ToolContext, type ValueNotHeld } from '../../src/skills/api.ts';
 import { reconcile, type ComparisonOutcome, type KeyExpression, type Thresholds } from './classification.ts';
-import { briefForModel, defaultFiltersNote, defineTool, filtersArgument, ToolError, type ToolContext } from '../../src/skills/api.ts';
-import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
-import { checkFilterValuesExist, listedValuesNotHeld, type ValueNotHeld } from '../../src/skills/filterValues.ts';
 import { interpretComparison } from './interpretation.ts';
 import { rememberComparison, STORED_DIFFERENCES } from './comparisonStore.ts';
 import { presentComparison } from './presentations.ts';
 import { comparisonOutput } from './schemas.ts';
 import { describeComparison } from './summaries.ts';
-import { nameArgument } from '../../src/shared/inputLimits.ts';
 import { DEFAULT_TOP_DIFFERENCES } from './limits.ts';
-import { toWhere } from '../../src/catalog/filters.ts';
 
 /** compare_sources arguments; explain_difference accepts them too. */
 export const compareInput = z.strictObject({

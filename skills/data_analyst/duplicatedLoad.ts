@@ -5,13 +5,9 @@
  * per side with the data layer's duplicate search, using only what the catalog declares: the
  * load dimension and the dimensions that identify a record. No source name is assumed.
  */
-import type { Dimension, Source } from '../../src/catalog/catalog.ts';
-import { resolveFilters } from '../../src/catalog/filters.ts';
-import { roundAmount, type Filter, type ToolContext } from '../../src/skills/api.ts';
+import { resolveFilters, roundAmount, scanDuplicates, toWhere, type Dimension, type DuplicatePattern, type Filter, type Source, type ToolContext } from '../../src/skills/api.ts';
 // The duplicate scan is data_quality's algorithm; a duplicated load is one reading of its patterns.
-import { scanDuplicates, type DuplicatePattern } from '../data_quality/duplicateScan.ts';
 import type { CompareArguments } from './compareSources.ts';
-import { toWhere } from '../../src/catalog/filters.ts';
 
 /** Keys checked on the other side, examples listed, and the least share of the gap worth reporting. */
 const KEYS_CHECKED = 20;

@@ -5,8 +5,7 @@
  * grouped by the dimension of the values left out and summed here without them: exact whatever
  * values the data holds, and the answer says both the total and what was left out.
  */
-import type { Catalog, Source } from '../../src/catalog/catalog.ts';
-import { defineQuestionForm, failedStep, scopeOn, sourceFor, textFormat, type CompletedCall, type PlanStep, type TextFormat } from '../../src/skills/api.ts';
+import { defineQuestionForm, failedStep, scopeOn, sourceFor, textFormat, type Catalog, type CompletedCall, type PlanStep, type Source, type TextFormat } from '../../src/skills/api.ts';
 import { currencyMeasure, missingMeasure, otherKind } from './formScope.ts';
 import { MAX_QUERY_ROWS } from './limits.ts';
 

@@ -6,12 +6,8 @@
  * requests, a uniform rate, and a value of a one-sided dimension (load request, audit trail…)
  * that carries exactly the gap.
  */
-import { sideLabels } from '../../src/skills/answerText.ts';
+import { briefForModel, defineTool, findSource, nameArgument, periodDimension, refuseReservedKeys, sideLabels, ToolError, valueArgument, type FilterInput, type Source } from '../../src/skills/api.ts';
 import { z } from 'zod';
-import { findSource, periodDimension, type Source } from '../../src/catalog/catalog.ts';
-import { refuseReservedKeys, type FilterInput } from '../../src/catalog/filters.ts';
-import { nameArgument, valueArgument } from '../../src/shared/inputLimits.ts';
-import { briefForModel, defineTool, ToolError } from '../../src/skills/api.ts';
 import { compare, compareInput, type CompareArguments, type ComparisonResult } from './compareSources.ts';
 import { recallComparison } from './comparisonStore.ts';
 import { findDuplicatedLoad, loadDimension } from './duplicatedLoad.ts';

@@ -2,9 +2,7 @@
  * The one-paragraph explanation explain_difference returns, for people: what kind of cause the
  * breakdown points to, then the figures behind it. Every figure comes from the breakdown.
  */
-import { formatAmount } from '../../src/shared/format.ts';
-import { listOf as listText } from '../../src/skills/answerText.ts';
-import { plural } from '../../src/skills/presentation.ts';
+import { formatAmount, listOf as listText, plural } from '../../src/skills/api.ts';
 import type { DuplicatedLoad } from './duplicatedLoad.ts';
 import type { Contribution, Items, RankedDimension } from './gapBreakdown.ts';
 import type { OneSided } from './oneSidedCauses.ts';

@@ -2,8 +2,7 @@
  * What the data_analyst question forms share about a question's scope: whether it belongs to
  * another skill's checks, and how "in EUR" reads on a source with a group-currency measure.
  */
-import type { Catalog, Source } from '../../src/catalog/catalog.ts';
-import type { FilterValue, Understanding } from '../../src/skills/api.ts';
+import type { Catalog, FilterValue, Source, Understanding } from '../../src/skills/api.ts';
 
 const dataQualityIntents = ['duplicates', 'blanks', 'outliers'];
 /** A question about meaning (no period or company to read figures for) goes to the knowledge search. */

@@ -5,9 +5,7 @@
  * offsets partly cancel can exceed 100 %, offsets are negative).
  */
 import pLimit from 'p-limit';
-import type { Source } from '../../src/catalog/catalog.ts';
-import { resolveFilters } from '../../src/catalog/filters.ts';
-import type { ToolContext } from '../../src/skills/api.ts';
+import { resolveFilters, type Source, type ToolContext } from '../../src/skills/api.ts';
 import { compare, type CompareArguments } from './compareSources.ts';
 
 /** Values listed per dimension, and differences read per dimension. */

@@ -3,7 +3,7 @@
  * largest gap is, with amounts and currencies.
  */
 import type { ComparedRow, ComparisonOutcome } from './classification.ts';
-import { formatAmount, formatPercent } from '../../src/shared/format.ts';
+import { formatAmount, formatPercent } from '../../src/skills/api.ts';
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 

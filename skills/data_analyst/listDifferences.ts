@@ -3,8 +3,7 @@
  * without recomputing it.
  */
 import { z } from 'zod';
-import { nameArgument } from '../../src/shared/inputLimits.ts';
-import { defineTool } from '../../src/skills/api.ts';
+import { defineTool, nameArgument } from '../../src/skills/api.ts';
 import { recallComparison } from './comparisonStore.ts';
 import { presentDifferences } from './presentations.ts';
 import { differenceRow } from './schemas.ts';

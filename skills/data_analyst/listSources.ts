@@ -3,8 +3,7 @@
  * currency, and which sources can be compared on which common dimensions.
  */
 import { z } from 'zod';
-import { commonDimensions, measureUnit, type Catalog } from '../../src/catalog/catalog.ts';
-import { defineTool } from '../../src/skills/api.ts';
+import { commonDimensions, defineTool, measureUnit, type Catalog } from '../../src/skills/api.ts';
 import { presentSources } from './presentations.ts';
 import { thresholdsSchema } from './schemas.ts';
 import { describeSources } from './summaries.ts';

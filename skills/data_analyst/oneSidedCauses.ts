@@ -3,11 +3,8 @@
  * audit trail, document…) whose value carries exactly the gap, or exactly the difference of one
  * of the items that drive it, such as a duplicated load or a manual adjustment.
  */
-import type { Source } from '../../src/catalog/catalog.ts';
-import { resolveFilters } from '../../src/catalog/filters.ts';
-import { aggregateOf, type ToolContext } from '../../src/skills/api.ts';
+import { aggregateOf, resolveFilters, toWhere, type Source, type ToolContext } from '../../src/skills/api.ts';
 import type { CompareArguments } from './compareSources.ts';
-import { toWhere } from '../../src/catalog/filters.ts';
 
 /** The most values a one-sided dimension may have to be scanned. */
 const MAX_ONE_SIDED_VALUES = 50;

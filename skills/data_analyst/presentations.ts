@@ -4,8 +4,7 @@
  * names them from `sides`, in its locale). Specs point at the result's lists (`rowsAt`) rather
  * than copying them, so a call's payload does not grow.
  */
-import { isObject } from '../../src/shared/messageText.ts';
-import { humanize, plural, type ColumnSpec, type PresentationSpec, type SidesSpec, type ViewSpec } from '../../src/skills/api.ts';
+import { humanize, isObject, plural, type ColumnSpec, type PresentationSpec, type SidesSpec, type ViewSpec } from '../../src/skills/api.ts';
 
 type Row = Record<string, unknown>;
 const unique = <T>(values: readonly T[]): T[] => [...new Set(values)];

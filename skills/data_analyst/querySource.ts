@@ -3,16 +3,10 @@
  * values, lists or ranges, in a deterministic order and capped in size.
  */
 import { z } from 'zod';
-import { findDimension, findMeasure, findSource, measureUnit, type Measure, type Source } from '../../src/catalog/catalog.ts';
-import { resolveFilters, toWhere } from '../../src/catalog/filters.ts';
-import { roundAmount } from '../../src/shared/amounts.ts';
-import { aggregateOf, briefForModel, defaultFiltersNote, defineTool, filtersArgument, ToolError, type Row } from '../../src/skills/api.ts';
+import { aggregateOf, briefForModel, checkFilterValuesExist, closestMatch, defaultFiltersNote, defineTool, filtersArgument, findDimension, findMeasure, findSource, listedValuesNotHeld, MAX_ORDER_BY_CHARS, measureUnit, nameArgument, resolveFilters, roundAmount, ToolError, toWhere, type Measure, type Row, type Source, type ValueNotHeld } from '../../src/skills/api.ts';
 import { presentQuery } from './presentations.ts';
 import { appliedFilters, valuesNotHeld } from './schemas.ts';
 import { describeQuery } from './summaries.ts';
-import { closestMatch } from '../../src/shared/closestMatch.ts';
-import { checkFilterValuesExist, listedValuesNotHeld, type ValueNotHeld } from '../../src/skills/filterValues.ts';
-import { MAX_ORDER_BY_CHARS, nameArgument } from '../../src/shared/inputLimits.ts';
 import { DEFAULT_QUERY_ROWS, MAX_QUERY_ROWS, MAX_ROWS_CHARS } from './limits.ts';
 
 const orderItem = z.strictObject({

@@ -4,16 +4,12 @@
  * one source (followed by an explanation when they differ). Each form answers exactly what
  * was asked: a constraint a source cannot take is asked back, never dropped.
  */
-import { periodDimension, type Catalog, type Source } from '../../src/catalog/catalog.ts';
-import { failedStep, textFormat, type TextFormat } from '../../src/skills/answerText.ts';
-import { defineQuestionForm, type CompletedCall, type FilterValue, type PlanStep, type Understanding } from '../../src/skills/api.ts';
-import { impliedVersionPair, scopeOn, sourceFor, sourcesWith, versionPartner } from '../../src/skills/questionScope.ts';
+import { defineQuestionForm, failedStep, impliedVersionPair, periodDimension, rankingOf, scopeOn, sourceFor, sourcesWith, textFormat, versionPartner, type Catalog, type CompletedCall, type FilterValue, type PlanStep, type Source, type TextFormat, type Understanding } from '../../src/skills/api.ts';
 import { comparisonAnswer, differenceLead, monthlyAverageAnswer, netAnswer, netPerValueAnswer, queryAnswer, sourcesAnswer, splitAnswer } from './answers.ts';
 import { currencyMeasure, hasGroupCurrency, isCumulative, missingMeasure, otherKind } from './formScope.ts';
 import { byQuarter } from './rankAnswers.ts';
 import { rankForm } from './rankQuestions.ts';
 import { excludeForm } from './excludeQuestions.ts';
-import { rankingOf } from '../../src/skills/questionShapes.ts';
 
 
 export const listSourcesForm = defineQuestionForm({

@@ -3,9 +3,7 @@
  * of a dimension with the rule they were ranked by, and monthly rows summed into quarters.
  * Every figure comes from a result.
  */
-import type { Catalog } from '../../src/catalog/catalog.ts';
-import type { TextFormat } from '../../src/skills/answerText.ts';
-import type { Ranking } from '../../src/skills/questionShapes.ts';
+import type { Catalog, Ranking, TextFormat } from '../../src/skills/api.ts';
 
 type Json = Record<string, any>;
 

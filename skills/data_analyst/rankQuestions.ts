@@ -4,9 +4,7 @@
  * without a value; its values are read grouped, then ranked here. Amounts in several
  * currencies are never ranked against each other: the question is asked back.
  */
-import { periodDimension, type Catalog, type Source } from '../../src/catalog/catalog.ts';
-import { defineQuestionForm, failedStep, scopeOn, sourceFor, textFormat, type CompletedCall, type PlanStep, type Understanding } from '../../src/skills/api.ts';
-import { rankingOf, shapeIntents, type Ranking } from '../../src/skills/questionShapes.ts';
+import { defineQuestionForm, failedStep, periodDimension, rankingOf, scopeOn, shapeIntents, sourceFor, textFormat, type Catalog, type CompletedCall, type PlanStep, type Ranking, type Source, type Understanding } from '../../src/skills/api.ts';
 import { rankAnswer } from './rankAnswers.ts';
 import { currencyMeasure, hasGroupCurrency, isCumulative, missingMeasure, otherKind } from './formScope.ts';
 import { MAX_QUERY_ROWS } from './limits.ts';

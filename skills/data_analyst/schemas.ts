@@ -4,7 +4,7 @@
  * from the catalog), so those parts are loose objects.
  */
 import { z } from 'zod';
-import { measureReference } from '../../src/skills/outputSchemas.ts';
+import { measureReference } from '../../src/skills/api.ts';
 
 /** Filters as a result reports them: dimension → a value, null, a list or a range. */
 export const appliedFilters = z.record(z.string(), z.unknown()).describe('filters as applied, normalised (periods as YYYYPPP), defaults included');

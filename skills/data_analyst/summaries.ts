@@ -3,8 +3,7 @@
  * context window keeps of an old result, and what a run cut off at its step limit reports.
  * They read fields defensively: a summary must never fail on a result it did not expect.
  */
-import { formatAmount } from '../../src/shared/format.ts';
-import { isObject, type Json } from '../../src/shared/messageText.ts';
+import { formatAmount, isObject, type Json } from '../../src/skills/api.ts';
 
 /**
  * compare_sources: the aligned rows by status, the largest gap and the totals.

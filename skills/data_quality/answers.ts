@@ -2,8 +2,7 @@
  * Words the data_quality skill's answers from its tool results: duplicated records, blank
  * values and unusual periods, with the records to correct. Every figure comes from a result.
  */
-import { countText, listOf, type TextFormat } from '../../src/skills/answerText.ts';
-import { roundAmount } from '../../src/skills/api.ts';
+import { countText, listOf, roundAmount, type TextFormat } from '../../src/skills/api.ts';
 import { times } from './scope.ts';
 
 type Json = Record<string, any>;

@@ -4,8 +4,7 @@
  * dimension), then, only for the dimensions that have blanks, their amounts, a few example
  * records and where they sit. A clean table costs one scan; every result stays bounded.
  */
-import type { DataAccess } from '../../src/data/dataAccess.ts';
-import { roundAmount, type Aggregate, type Filter, type Output, type Row, type SelectQuery } from '../../src/skills/api.ts';
+import { roundAmount, type Aggregate, type DataAccess, type Filter, type Output, type Row, type SelectQuery } from '../../src/skills/api.ts';
 import type { NamedColumn } from './scope.ts';
 
 type Value = string | null;

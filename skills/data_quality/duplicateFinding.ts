@@ -2,10 +2,7 @@
  * The one-paragraph finding of find_duplicates (findDuplicates.ts), written from its pattern rows
  * (duplicateRows.ts) and the scan's totals: the sentence a reader and the model see first.
  */
-import type { Dimension, Source } from '../../src/catalog/catalog.ts';
-import { roundAmount } from '../../src/skills/api.ts';
-import { formatAmount } from '../../src/shared/format.ts';
-import type { DuplicateOutcome } from './duplicateScan.ts';
+import { formatAmount, roundAmount, type Dimension, type DuplicateOutcome, type Source } from '../../src/skills/api.ts';
 import type { DuplicateShape, PatternRow } from './duplicateRows.ts';
 import { describeValues, listText, plural, times } from './scope.ts';
 

@@ -4,9 +4,7 @@
  * scope's totals with and without the extra copies. The scan (duplicateScan.ts) finds them; this
  * shapes them for the answer.
  */
-import type { Dimension, Source } from '../../src/catalog/catalog.ts';
-import { roundAmount, type Filter, type ToolContext } from '../../src/skills/api.ts';
-import type { DuplicateGroup, DuplicatePattern } from './duplicateScan.ts';
+import { roundAmount, type Dimension, type DuplicateGroup, type DuplicatePattern, type Filter, type Source, type ToolContext } from '../../src/skills/api.ts';
 import { VALUES_PER_DIMENSION } from './limits.ts';
 
 /** What the rows show: the key, the ignored and context dimensions, the currency, the summed measure. */

@@ -4,14 +4,10 @@
  * sit and example records to correct.
  */
 import { z } from 'zod';
-import { nameArgument } from '../../src/shared/inputLimits.ts';
-import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
-import type { Dimension, Source } from '../../src/catalog/catalog.ts';
+import { checkFilterValuesExist, defineTool, filtersArgument, formatAmount, nameArgument, type Dimension, type Source } from '../../src/skills/api.ts';
 import { scanBlankValues, type BlankDimension } from './blankScan.ts';
-import { defineTool, filtersArgument } from '../../src/skills/api.ts';
 import { findingSummary, presentBlanks } from './presentations.ts';
 import { blanksOutput } from './schemas.ts';
-import { formatAmount } from '../../src/shared/format.ts';
 import { BLANK_CONTEXTS, BLANK_EXAMPLES, PLACEHOLDER_VALUES } from './limits.ts';
 import {
   amountMeasure,

@@ -4,13 +4,9 @@
  * (or other ignored dimensions) the copies came in with and the amount counted twice.
  */
 import { z } from 'zod';
-import { nameArgument } from '../../src/shared/inputLimits.ts';
-import { measureUnit, type Dimension, type Source } from '../../src/catalog/catalog.ts';
-import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
-import { defineTool, filtersArgument, ToolError } from '../../src/skills/api.ts';
+import { checkFilterValuesExist, defineTool, filtersArgument, measureUnit, nameArgument, scanDuplicates, ToolError, type Dimension, type Source } from '../../src/skills/api.ts';
 import { finding } from './duplicateFinding.ts';
 import { groupRow, patternRow, scopeTotals, type DuplicateShape } from './duplicateRows.ts';
-import { scanDuplicates } from './duplicateScan.ts';
 import { findingSummary, presentDuplicates } from './presentations.ts';
 import { duplicatesOutput } from './schemas.ts';
 import { DEFAULT_DUPLICATE_GROUPS, KEYS_PER_PATTERN, MAX_DUPLICATE_GROUPS, PATTERNS_SHOWN, PATTERNS_WITH_TOTALS } from './limits.ts';

@@ -5,19 +5,12 @@
  * loaded by more load requests than usual.
  */
 import { z } from 'zod';
-import { nameArgument } from '../../src/shared/inputLimits.ts';
-import { findMeasure, measureUnit, type Dimension, type Measure, type Source } from '../../src/catalog/catalog.ts';
-import type { Condition } from '../../src/catalog/filters.ts';
-import { describePeriod } from '../../src/catalog/periods.ts';
-import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
-import { defineTool, distinctValues, filtersArgument, roundAmount, ToolError, type ToolContext } from '../../src/skills/api.ts';
+import { checkFilterValuesExist, defineTool, describePeriod, distinctValues, filtersArgument, findMeasure, formatAmount, measureUnit, nameArgument, periodDimension, roundAmount, ToolError, type Condition, type Dimension, type Measure, type Source, type ToolContext } from '../../src/skills/api.ts';
 import { periodTotals, type PeriodTotal } from './periodTotals.ts';
 import { findingSummary, presentOutliers } from './presentations.ts';
 import { outliersOutput } from './schemas.ts';
-import { formatAmount } from '../../src/shared/format.ts';
 import { DEFAULT_OUTLIER_THRESHOLD, DEFAULT_OUTLIERS, MAX_OUTLIERS, MAX_PERIOD_ROWS, HALF_MEDIAN_SCORE_MARGIN, MIN_DEVIATION_PERCENT, MIN_PERIODS } from './limits.ts';
 import { HALF_MEDIAN_SHARE, median, ruleShort, ruleText, scoreSeries, type OutlierRules, type ScoredPoint } from './outliers.ts';
-import { periodDimension } from '../../src/catalog/catalog.ts';
 import { describeValues, listText, named, plural, resolveDimensions, resolveScope, technicalDimensions } from './scope.ts';
 
 const input = z.strictObject({

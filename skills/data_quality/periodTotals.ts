@@ -3,8 +3,7 @@
  * detection: one grouped select from the data layer's blocks, in series then period order,
  * with the rows and the distinct load requests behind each total. Bounded by a row limit.
  */
-import type { DataAccess } from '../../src/data/dataAccess.ts';
-import type { Aggregate, Filter, MeasureExpression, SelectQuery } from '../../src/skills/api.ts';
+import type { Aggregate, DataAccess, Filter, MeasureExpression, SelectQuery } from '../../src/skills/api.ts';
 import type { NamedColumn } from './scope.ts';
 
 export interface PeriodTotalsPlan {

@@ -3,10 +3,7 @@
  * records ("why is December doubled?"), blank values ("lines that lack a profit centre") and
  * periods that stand out ("which month sticks out?"), each checked in one source.
  */
-import { failedStep, textFormat } from '../../src/skills/answerText.ts';
-import { defineQuestionForm, type CompletedCall, type PlannedCall, type Understanding } from '../../src/skills/api.ts';
-import { scopeOn, sourceFor } from '../../src/skills/questionScope.ts';
-import { periodDimension, type Catalog } from '../../src/catalog/catalog.ts';
+import { defineQuestionForm, failedStep, periodDimension, scopeOn, sourceFor, textFormat, type Catalog, type CompletedCall, type PlannedCall, type Understanding } from '../../src/skills/api.ts';
 import { blanksAnswer, countedOnceAnswer, duplicatesAnswer, outliersAnswer } from './answers.ts';
 
 const withoutCopies = ['without the duplicates', 'without duplicates', 'excluding duplicates', 'excluding the duplicates', 'net of duplicates', 'deduplicated', 'without the extra copies', 'without the copies', 'without copies'];

@@ -3,7 +3,7 @@
  * names, so rows are open records; the fields every result has are typed.
  */
 import { z } from 'zod';
-import { measureReference } from '../../src/skills/outputSchemas.ts';
+import { measureReference } from '../../src/skills/api.ts';
 
 const filters = z.record(z.string(), z.unknown()).describe('filters as applied, defaults included');
 const rows = z.array(z.record(z.string(), z.unknown()));

@@ -3,16 +3,10 @@
  * against the catalog (with errors that list the valid choices), and reading from the catalog
  * which dimensions identify a record, which are technical load metadata and which give context.
  */
-import { findDimension, findMeasure, findSource, type Catalog, type Dimension, type Measure, type Source } from '../../src/catalog/catalog.ts';
-import { resolveFilters, toWhere, type FilterInput, type ResolvedFilters } from '../../src/catalog/filters.ts';
-import { closestMatch, suggestionHint } from '../../src/shared/closestMatch.ts';
-import { defaultFiltersNote, ToolError, type Filter } from '../../src/skills/api.ts';
+import { closestMatch, defaultFiltersNote, findDimension, findMeasure, findSource, resolveFilters, suggestionHint, ToolError, toWhere, type Catalog, type Dimension, type Filter, type FilterInput, type Measure, type NamedColumn, type ResolvedFilters, type Source } from '../../src/skills/api.ts';
 
-/** A catalog dimension as a query needs it: its logical name and its column. */
-export interface NamedColumn {
-  name: string;
-  column: string;
-}
+/** A catalog dimension as a query needs it: its logical name and its column (the SDK's duplicate search takes these). */
+export type { NamedColumn };
 
 export interface Scope {
   source: Source;

@@ -3,8 +3,7 @@
  * load?", "how does currency translation work?", "what does ADJ_MANUAL mean?". The answer
  * quotes the best passage and cites where it comes from; it never states a figure.
  */
-import { failedStep } from '../../src/skills/answerText.ts';
-import { defineQuestionForm } from '../../src/skills/api.ts';
+import { defineQuestionForm, failedStep } from '../../src/skills/api.ts';
 
 const MAX_QUOTED_CHARACTERS = 700;
 

@@ -3,8 +3,7 @@
  * ranked by BM25, each with a citation (file § heading path).
  */
 import { z } from 'zod';
-import { MAX_SEARCH_QUERY_CHARS, nameArgument } from '../../src/shared/inputLimits.ts';
-import { defineTool, plural, ToolError } from '../../src/skills/api.ts';
+import { defineTool, MAX_SEARCH_QUERY_CHARS, nameArgument, plural, ToolError } from '../../src/skills/api.ts';
 
 export const DEFAULT_RESULTS = 5;
 export const MAX_RESULTS = 10;

@@ -3,9 +3,7 @@
  * range), split by dimensions and ranked by contribution to the change B − A. Built from two grouped
  * selects (one per period side) merged here; local-currency amounts are split by currency, never added.
  */
-import { findDimension } from '../../src/catalog/catalog.ts';
-import { defineTool, ToolError } from '../../src/skills/api.ts';
-import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
+import { checkFilterValuesExist, defineTool, findDimension, ToolError } from '../../src/skills/api.ts';
 import { interpret, mergeSides } from './movements.ts';
 import { presentComparison, summarizeComparison } from './presentations.ts';
 import { comparePeriodsInput, comparePeriodsOutput, MAX_GROUPS } from './schemas.ts';

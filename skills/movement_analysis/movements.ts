@@ -3,7 +3,7 @@
  * each group's change, change % and signed share of its currency's net change (drivers move
  * with the net, offsets against it), plus totals per currency and a one-line interpretation.
  */
-import { formatAmount, formatPercent } from '../../src/shared/format.ts';
+import { formatAmount, formatPercent } from '../../src/skills/api.ts';
 import { round } from './scope.ts';
 import type { MovementRow } from './schemas.ts';
 

@@ -2,10 +2,7 @@
  * period_trend: one measure of one source per period (one series per currency), with each
  * period's change against the one before and the largest changes. One grouped select.
  */
-import { formatAmount, formatPercent } from '../../src/shared/format.ts';
-import { describePeriod } from '../../src/catalog/periods.ts';
-import { defineTool } from '../../src/skills/api.ts';
-import { checkFilterValuesExist } from '../../src/skills/filterValues.ts';
+import { checkFilterValuesExist, defineTool, describePeriod, formatAmount, formatPercent } from '../../src/skills/api.ts';
 import { presentTrend, summarizeTrend } from './presentations.ts';
 import { periodTrendInput, periodTrendOutput } from './schemas.ts';
 import { aggregateValue, resolveScope, round, sideCondition } from './scope.ts';

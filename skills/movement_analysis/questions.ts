@@ -4,9 +4,7 @@
  * and a month-over-month trend. The core reads "from November to December" as a span
  * (`filters.period`) and "November vs December" as points (`periods`); both become sides.
  */
-import type { Catalog, Source } from '../../src/catalog/catalog.ts';
-import { formatPeriod } from '../../src/catalog/periods.ts';
-import { defineQuestionForm, failedStep, scopeOn, sourceFor, textFormat, type FilterValue, type Understanding } from '../../src/skills/api.ts';
+import { defineQuestionForm, failedStep, formatPeriod, scopeOn, sourceFor, textFormat, type Catalog, type FilterValue, type Source, type Understanding } from '../../src/skills/api.ts';
 import { movementAnswer, trendAnswer } from './answers.ts';
 
 type Side = string | { from: string; to: string };

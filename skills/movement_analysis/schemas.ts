@@ -3,9 +3,7 @@
  * with the shared length limits) and what they return (totals per currency, ranked movements).
  */
 import { z } from 'zod';
-import { briefForModel, filtersArgument } from '../../src/skills/api.ts';
-import { measureReference } from '../../src/skills/outputSchemas.ts';
-import { nameArgument, valueArgument } from '../../src/shared/inputLimits.ts';
+import { briefForModel, filtersArgument, measureReference, nameArgument, valueArgument } from '../../src/skills/api.ts';
 
 /** Rows a compare_periods result lists at most. */
 export const MAX_MOVEMENT_ROWS = 50;

@@ -3,10 +3,7 @@
  * its period dimension, the filters (defaults included) and a period side as a condition.
  * Every unknown name becomes a ToolError with the valid choices, never SQL.
  */
-import { textFormat } from '../../src/skills/answerText.ts';
-import { findDimension, findMeasure, findSource, measureUnit, periodDimension, type Catalog, type Dimension, type Measure, type Source } from '../../src/catalog/catalog.ts';
-import { resolveFilters, toWhere, type Condition, type FilterInput } from '../../src/catalog/filters.ts';
-import { aggregateOf, ToolError, type ToolContext, type Value } from '../../src/skills/api.ts';
+import { aggregateOf, findDimension, findMeasure, findSource, measureUnit, periodDimension, resolveFilters, textFormat, ToolError, toWhere, type Catalog, type Condition, type Dimension, type FilterInput, type Measure, type Source, type ToolContext, type Value } from '../../src/skills/api.ts';
 import { MAX_GROUPS } from './schemas.ts';
 
 export type PeriodInput = string | { from: string; to: string };

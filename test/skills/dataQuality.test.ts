@@ -9,7 +9,7 @@ import { projectRoot } from '../../src/config/config.ts';
 import { createDataAccess } from '../../src/data/dataAccess.ts';
 import { openDataDatabase, tableColumns } from '../../src/data/database.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
-import { scanDuplicates, type DuplicatePlan } from '../../skills/data_quality/duplicateScan.ts';
+import { scanDuplicates, type DuplicatePlan } from '../../src/skills/api.ts';
 import { median, scoreSeries } from '../../skills/data_quality/outliers.ts';
 import { withoutFrontMatter } from '../../src/knowledge/frontMatter.ts';
 import { temporaryDirectory, twoSourceCatalog, writeCatalog, writeTwoSourceDatabase } from '../support/catalogFixture.ts';

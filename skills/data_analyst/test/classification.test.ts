@@ -1,16 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { createDataAccess } from '../../../src/data/dataAccess.ts';
-import { openDataDatabase } from '../../../src/data/database.ts';
-import { temporaryDirectory, writeTwoSourceDatabase } from '../../../test/support/catalogFixture.ts';
+import { openTestData, temporaryDirectory, writeTestDatabase, type DataAccess } from '../../../src/skills/api.ts';
 import { reconcile, type ComparisonPlan, type Thresholds } from '../classification.ts';
+
+type TestRow = [string | null, string | null, number | null, string];
+
+/** Two tables, left_table and right_table (key, k2, amount, cur), holding the given rows, as the data layer reads them. */
+async function twoSources(left: TestRow[], right: TestRow[]): Promise<DataAccess> {
+  const columns = ['key TEXT', 'k2 TEXT', 'amount REAL', 'cur TEXT'];
+  return openTestData(await writeTestDatabase(temporaryDirectory(), { left_table: { columns, rows: left }, right_table: { columns, rows: right } }));
+}
 
 const thresholds: Thresholds = { match: { absolute: 1000, percent: 1 }, minor: { absolute: 5000, percent: 5 } };
 
 /** Compares one row per side (or none, for null) and returns how it was classified. */
 async function classify(a: number | null, b: number | null, inA = a !== null, inB = b !== null, limits: Thresholds = thresholds) {
-  const directory = temporaryDirectory();
-  const file = writeTwoSourceDatabase(directory, inA ? [['K', null, a, 'EUR']] : [], inB ? [['K', null, b, 'EUR']] : []);
-  const data = createDataAccess(openDataDatabase(file));
+  const data = await twoSources(inA ? [['K', null, a, 'EUR']] : [], inB ? [['K', null, b, 'EUR']] : []);
   const outcome = await reconcile(data, {
     keyNames: ['key'],
     a: { table: 'left_table', measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'key' }], where: [] },
@@ -75,8 +79,7 @@ describe('reconcile', () => {
   });
 
   it('aligns NULL keys with each other, classifies each row and totals per currency', async () => {
-    const file = writeTwoSourceDatabase(
-      temporaryDirectory(),
+    const data = await twoSources(
       [
         ['A', null, 100, 'EUR'],
         ['A', null, 50, 'EUR'],
@@ -91,7 +94,6 @@ describe('reconcile', () => {
         ['D', null, -3, 'EUR'],
       ],
     );
-    const data = createDataAccess(openDataDatabase(file));
     const outcome = await reconcile(data, plan());
     await data.close();
     expect(outcome.alignedRows).toBe(5);
@@ -109,8 +111,7 @@ describe('reconcile', () => {
 
   it('keeps only the largest differences, largest first', async () => {
     const rows = Array.from({ length: 50 }, (_, index) => [`K${index}`, null, index * 10_000, 'EUR'] as [string, null, number, string]);
-    const file = writeTwoSourceDatabase(temporaryDirectory(), rows, rows.map(([k, n, , c]) => [k, n, 0, c]));
-    const data = createDataAccess(openDataDatabase(file));
+    const data = await twoSources(rows, rows.map(([k, n, , c]) => [k, n, 0, c]));
     const outcome = await reconcile(data, plan({ top: 3 }));
     await data.close();
     expect(outcome.top.map((row) => row.key.key)).toEqual(['K49', 'K48', 'K47']);

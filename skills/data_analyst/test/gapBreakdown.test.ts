@@ -5,10 +5,7 @@
  * the others are stopped instead of running on after the answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DataAccess } from '../../../src/data/dataAccess.ts';
-import { ToolError } from '../../../src/errors/index.ts';
-import type { ToolContext } from '../../../src/skills/api.ts';
-import { skillTestKit, type SkillTestKit } from '../../../src/skills/testing.ts';
+import { skillTestKit, ToolError, type DataAccess, type SkillTestKit, type ToolContext } from '../../../src/skills/api.ts';
 import { rankDimensions } from '../gapBreakdown.ts';
 import skill from '../index.ts';
 

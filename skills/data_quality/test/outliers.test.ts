@@ -4,19 +4,9 @@
  * with one loss month, seasonal series that must stay quiet) and on the sample's planted cases
  * (data/README.md), through the real registry.
  */
-import Database from 'better-sqlite3';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../../src/catalog/loadCatalog.ts';
-import { projectRoot } from '../../../src/config/config.ts';
-import { createDataAccess } from '../../../src/data/dataAccess.ts';
-import { openDataDatabase, tableColumns } from '../../../src/data/database.ts';
-import { silentLogger } from '../../../src/logging/logger.ts';
-import { loadSkills } from '../../../src/skills/loader.ts';
-import { SkillRegistry } from '../../../src/skills/registry.ts';
-import type { ToolContext } from '../../../src/skills/api.ts';
-import { temporaryDirectory, writeCatalog } from '../../../test/support/catalogFixture.ts';
-import { runTool, sampleToolbox } from '../../../test/support/sampleContext.ts';
+import { skillTestKit, temporaryDirectory, writeTestCatalog, writeTestDatabase, type SkillTestKit } from '../../../src/skills/api.ts';
+import skill from '../index.ts';
 import { presentOutliers } from '../presentations.ts';
 import { outliersOutput } from '../schemas.ts';
 
@@ -36,24 +26,25 @@ const SERIES: Record<string, (number | null)[]> = {
   THIN: [40, 10, 55, 30, -5, 25, 60, 15, 35, 20, 45, 50],
 };
 
-let context: ToolContext;
-let registry: SkillRegistry;
-let close = () => {};
+let kit: SkillTestKit;
+
+/** Runs a tool and returns its result, or `{error}` when it failed (the shape the model sees). */
+const runTool = async (tools: SkillTestKit, name: string, args: unknown): Promise<any> => {
+  const outcome = await tools.run(name, args);
+  return outcome.ok ? outcome.result : { error: outcome.error };
+};
 
 beforeAll(async () => {
   const directory = temporaryDirectory('outliers-');
-  const file = path.join(directory, 'results.db');
-  const database = new Database(file);
-  database.exec('CREATE TABLE results (company TEXT, period TEXT, amount REAL, cur TEXT)');
-  const insert = database.prepare('INSERT INTO results VALUES (?, ?, ?, ?)');
+  const rows: unknown[][] = [];
   for (const [company, values] of Object.entries(SERIES)) {
     values.forEach((value, index) => {
       // Two lines per month, so totals are sums as in real data.
-      if (value !== null) for (const share of [0.25, 0.75]) insert.run(company, PERIODS[index], Math.round(value * 1000 * share * 100) / 100, 'EUR');
+      if (value !== null) for (const share of [0.25, 0.75]) rows.push([company, PERIODS[index], Math.round(value * 1000 * share * 100) / 100, 'EUR']);
     });
   }
-  database.close();
-  const catalogFile = writeCatalog(directory, {
+  const databasePath = await writeTestDatabase(directory, { results: { columns: ['company TEXT', 'period TEXT', 'amount REAL', 'cur TEXT'], rows } });
+  const catalogPath = writeTestCatalog(directory, {
     version: 1,
     comparison: { default_align_on: ['company'], thresholds: { match: { absolute: 1000, percent: 1 }, minor: { absolute: 5000, percent: 5 } } },
     sources: {
@@ -69,16 +60,11 @@ beforeAll(async () => {
       },
     },
   });
-  const handle = openDataDatabase(file);
-  const catalog = loadCatalog(catalogFile, { columnsOf: (t) => tableColumns(handle, t) });
-  registry = new SkillRegistry(await loadSkills(path.join(projectRoot, 'skills')));
-  const data = createDataAccess(handle);
-  context = { catalog, data, logger: silentLogger() };
-  close = () => data.close();
+  kit = await skillTestKit(skill, { databasePath, catalogPath });
 });
-afterAll(() => close());
+afterAll(() => kit?.close());
 
-const run = (args: Record<string, unknown>) => runTool({ registry, context }, 'find_outlier_periods', { source: 'results', ...args });
+const run = (args: Record<string, unknown>) => runTool(kit, 'find_outlier_periods', { source: 'results', ...args });
 const flagged = (result: any) => result.outliers.map((o: any) => [o.company, o.period, o.flagged_by.map((f: any) => f.rule)]);
 
 describe('find_outlier_periods on twelve months', () => {
@@ -147,9 +133,9 @@ describe('find_outlier_periods on twelve months', () => {
 });
 
 describe('find_outlier_periods on the sample (data/README.md)', () => {
-  let toolbox: Awaited<ReturnType<typeof sampleToolbox>>;
+  let toolbox: SkillTestKit;
   beforeAll(async () => {
-    toolbox = await sampleToolbox();
+    toolbox = await skillTestKit(skill);
   });
   afterAll(() => toolbox.close());
   const sample = (args: Record<string, unknown>) => runTool(toolbox, 'find_outlier_periods', { limit: 100, ...args });

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skillTestKit, type SkillTestKit } from '../../../src/skills/testing.ts';
+import { skillTestKit, type SkillTestKit } from '../../../src/skills/api.ts';
 import skill from '../index.ts';
 import { comparePeriodsOutput, periodTrendOutput } from '../schemas.ts';
 import { comparePeriods } from '../comparePeriods.ts';

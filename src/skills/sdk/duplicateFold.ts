@@ -3,10 +3,14 @@
  * worker): duplicated groups stream in, in key order, and are folded into per-currency totals,
  * patterns (groups sharing currency, copies and described values) and the largest groups, so
  * memory stays bounded even when a badly chosen key makes every group a duplicate. Kept apart
- * from duplicateScan.ts so the worker imports only this and what it needs.
+ * from duplicates.ts so the worker imports only this and what it needs.
  */
-import { defineReducer, roundAmount, type Row } from '../../src/skills/api.ts';
-import type { DuplicateGroup, DuplicateOutcome, DuplicatePattern } from './duplicateScan.ts';
+// Imported from the data layer directly, not through api.ts: the query worker imports this
+// module and should load only what the fold needs.
+import { defineReducer } from '../../data/reducer.ts';
+import type { Row } from '../../data/query.ts';
+import { roundAmount } from '../../shared/amounts.ts';
+import type { DuplicateGroup, DuplicateOutcome, DuplicatePattern } from './duplicates.ts';
 
 /** Output names of the grouped select, by position, so no dimension name can collide with another. */
 export const duplicateOutputs = {

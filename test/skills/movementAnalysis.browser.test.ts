@@ -6,7 +6,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { drawnChart, launchBrowser, openPage, screenshot, startService, type Browser, type RunningService } from '../../../test/web/support/browser.ts';
+import { drawnChart, launchBrowser, openPage, screenshot, startService, type Browser, type RunningService } from '../web/support/browser.ts';
 
 let service: RunningService;
 let browser: Browser;

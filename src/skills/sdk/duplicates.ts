@@ -1,16 +1,21 @@
 /**
- * Duplicated records in one source table, built from the data layer's blocks: one grouped
- * select (key + currency) restricted to keys that occur at least twice, whose groups stream in
- * key order into this skill's reducer (duplicateFold.ts). Only duplicated groups are ever
+ * The skill SDK's duplicate search (data_quality's find_duplicates, and data_analyst's
+ * duplicated loads behind a gap), re-exported by src/skills/api.ts. Duplicated records in one
+ * source table, built from the data layer's blocks: one grouped select (key + currency)
+ * restricted to keys that occur at least twice, whose groups stream in key order into a
+ * reducer (duplicateFold.ts). Only duplicated groups are ever
  * read, and what comes back stays bounded whatever the table size. No SQL is written here: the
  * data layer compiles the description, quoting catalog names and binding every value.
  */
-import type { DataAccess } from '../../src/data/dataAccess.ts';
-import type { Aggregate, Filter, SelectQuery } from '../../src/skills/api.ts';
+import type { DataAccess } from '../../data/dataAccess.ts';
+import type { Aggregate, Filter, SelectQuery } from '../../data/query.ts';
 import { duplicateOutputs as out, foldDuplicates, type DuplicateFoldOptions } from './duplicateFold.ts';
-import type { NamedColumn } from './scope.ts';
 
-export type { NamedColumn } from './scope.ts';
+/** A dimension as a query reads it: its catalog name and its column. */
+export interface NamedColumn {
+  name: string;
+  column: string;
+}
 
 type Value = string | null;
 

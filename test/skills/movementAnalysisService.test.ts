@@ -10,13 +10,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/config.ts';
-import { silentLogger } from '../../../src/logging/logger.ts';
-import { formatAmount } from '../../../src/shared/format.ts';
-import { createService, type Service } from '../../../src/service.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { silentLogger } from '../../src/logging/logger.ts';
+import { formatAmount } from '../../src/shared/format.ts';
+import { createService, type Service } from '../../src/service.ts';
 
 const directory = mkdtempSync(path.join(tmpdir(), 'movement-analysis-'));
-const samplePath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../data/sample.db');
+const samplePath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../data/sample.db');
 let service: Service;
 let db: Database.Database;
 beforeAll(async () => {
