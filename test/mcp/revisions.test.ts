@@ -57,8 +57,8 @@ async function legacyClient(key = KEY): Promise<{ client: LegacyClient; transpor
 }
 
 /** One raw JSON-RPC POST with exactly these headers (fetch would not let a test set Host). */
-function post(headers: Record<string, string>, body: unknown): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Json }> {
-  const { port } = running.server.address() as AddressInfo;
+function post(headers: Record<string, string>, body: unknown, target: ListeningService = running): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Json }> {
+  const { port } = target.server.address() as AddressInfo;
   const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const request = http.request(
@@ -76,10 +76,10 @@ function post(headers: Record<string, string>, body: unknown): Promise<{ status:
 }
 
 /** A 2026-07-28 request as it goes on the wire: the revision in a header and in the `_meta` envelope, the method in `Mcp-Method`; no handshake before it. */
-function currentRequest(id: number, method: string, params: Json = {}, headers: Record<string, string> = {}) {
+function currentRequest(id: number, method: string, params: Json = {}, headers: Record<string, string> = {}, target: ListeningService = running) {
   const meta = { 'io.modelcontextprotocol/protocolVersion': CURRENT, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
   const name: Record<string, string> = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
-  return post({ authorization: `Bearer ${KEY}`, 'mcp-protocol-version': CURRENT, 'mcp-method': method, ...name, ...headers }, { jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } });
+  return post({ authorization: `Bearer ${KEY}`, 'mcp-protocol-version': CURRENT, 'mcp-method': method, ...name, ...headers }, { jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }, target);
 }
 
 describe('MCP 2026-07-28 over HTTP (the v2 SDK client)', () => {
@@ -179,6 +179,19 @@ describe('MCP 2026-07-28 endpoint guards', () => {
     const batch = await post({ authorization: `Bearer ${KEY}`, 'mcp-protocol-version': CURRENT, 'mcp-method': 'tools/call' }, [call(1), call(2)]);
     expect(batch.status).toBe(400);
     expect(batch.body.error).toEqual({ code: -32600, message: 'batches are not supported: send one request per HTTP request; MCP 2025-06-18 removed batching' });
+  });
+
+  it('refuses a body over 64 kB (413) and counts each request against the rate limit (429 past it)', async () => {
+    const large = await currentRequest(1, 'tools/call', { name: 'query_source', arguments: { source: 'x'.repeat(70_000) } });
+    expect([large.status, large.body.type]).toEqual([413, '/problems/payload-too-large']);
+    const limited = await listenService({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', APP_DB: path.join(temporaryDirectory('mcp-revisions-limit-'), 'app.db'), API_KEYS: KEY, RATE_LIMIT_PER_MINUTE: '2' });
+    try {
+      const statuses = [];
+      for (let id = 1; id <= 3; id += 1) statuses.push((await currentRequest(id, 'tools/list', {}, {}, limited)).status);
+      expect(statuses).toEqual([200, 200, 429]);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('answers a revision it does not serve with the versions it does', async () => {
