@@ -7,7 +7,8 @@
  * TOOL_DEFINITION_TOKEN_BUDGET: every bound definition goes with every model call.
  * What startup also checks (SKILL.md, the tools' shape, the question forms) is the loader's own
  * code (checkManifest, skillModuleProblems), so the two never disagree. It also refuses the
- * placeholder description `npm run skill:new` writes.
+ * placeholder description `npm run skill:new` writes, and any import that leaves the skill's
+ * folder for anything but the skill SDK, src/skills/api.ts (skillImports.ts): a skill is one folder.
  *
  * The test rule: a tool is tested when its name appears as a quoted string ('name', "name",
  * `name`) or in a `/tools/name` path in a `*.test.ts` file inside the skill's folder (for
@@ -24,6 +25,7 @@ import type { SkillProblem } from './manifest.ts';
 import { definitionTokens, modelToolDefinition } from './modelDefinition.ts';
 import { isScaffoldDescription } from './scaffold.ts';
 import { errorLocation, lineMatching, locateTool, mentionsTool, sourceFiles, testFiles } from './skillFiles.ts';
+import { importProblems } from './skillImports.ts';
 import { inputJsonSchema, LOAD_SKILL_TOOL_NAME, outputJsonSchema } from './toolShape.ts';
 
 export type { SkillProblem };
@@ -136,6 +138,9 @@ async function checkSkill(directory: string, fresh: boolean): Promise<{ problems
   if (!/^[a-z][a-z0-9_]*$/.test(folder)) {
     problems.push({ file: manifestPath, line: 1, message: `folder name '${folder}' must be snake_case (it is the skill's name)` });
   }
+
+  // Imports of src/ internals or of another skill: what breaks a skill when the service changes.
+  problems.push(...importProblems(directory));
 
   const modulePath = path.join(directory, 'index.ts');
   if (!existsSync(modulePath)) {

@@ -121,8 +121,8 @@ function toolModule(toolName: string, root: string): string {
  * tiny query. An example to adapt: the catalog resolves names, context.data runs the query.
  */
 import { z } from 'zod';
-import { findDimension, findSource } from '${root}/src/catalog/catalog.ts';
-import { defineTool, distinctValues, nameArgument, ToolError } from '${root}/src/skills/api.ts';
+// Everything a skill uses comes from the skill SDK (src/skills/api.ts): skill:check refuses other imports from src/.
+import { defineTool, distinctValues, findDimension, findSource, nameArgument, ToolError } from '${root}/src/skills/api.ts';
 
 const MAX_VALUES = 100;
 
@@ -190,7 +190,7 @@ function testModule(name: string, toolName: string, root: string): string {
  * bundled sample data. skill:check requires every tool's name to appear in a test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skillTestKit, type SkillTestKit } from '${root}/src/skills/testing.ts';
+import { skillTestKit, type SkillTestKit } from '${root}/src/skills/api.ts';
 import skill from '../index.ts';
 
 let kit: SkillTestKit;
