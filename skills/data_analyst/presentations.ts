@@ -1,10 +1,11 @@
 /**
  * How the web chat shows the data_analyst tools' results (each tool's `present`): tables with
- * typed columns, a bar chart, and the two sides of a comparison named `{a}` and `{b}` (the chat
- * names them from `sides`, in its locale). Specs point at the result's lists (`rowsAt`) rather
- * than copying them, so a call's payload does not grow.
+ * typed columns, a bar chart (one per currency), and the two sides of a comparison named `{a}`
+ * and `{b}` (the registry names them once from `sides`; the chat fills them in). Each call's
+ * caption says what it did in words. Specs point at the result's lists (`rowsAt`) rather than
+ * copying them, so a call's payload does not grow.
  */
-import { humanize, isObject, plural, type ColumnSpec, type PresentationSpec, type SidesSpec, type ViewSpec } from '../../src/skills/api.ts';
+import { humanize, isObject, plural, scopeWords, type ColumnSpec, type PresentationSpec, type SidesSpec, type ViewSpec } from '../../src/skills/api.ts';
 
 type Row = Record<string, unknown>;
 const unique = <T>(values: readonly T[]): T[] => [...new Set(values)];
@@ -18,8 +19,19 @@ const SIDE_COLUMNS: ColumnSpec[] = [
   { key: 'difference', label: 'Difference', role: 'difference' },
   // Tools return the size of a difference relative to side A; the table signs it like the difference.
   { key: 'difference_percent', label: 'Difference %', role: 'percent', signedBy: 'difference' },
-  { key: 'status', label: 'Status', role: 'status' },
+  {
+    key: 'status',
+    label: 'Status',
+    role: 'status',
+    valueLabels: { match: 'Match', minor_diff: 'Minor difference', major_diff: 'Major difference', only_in_a: 'Only in {a}', only_in_b: 'Only in {b}' },
+  },
 ];
+
+/** " for company 1000, {period:2024012}": what both sides read, or nothing. */
+const forScope = (filtersA: unknown, filtersB?: unknown): string => {
+  const scope = scopeWords(filtersA, filtersB ?? filtersA);
+  return scope ? ` for ${scope}` : '';
+};
 
 /**
  * The sides of a comparison as the chat names them, from a result or the arguments asking for one.
@@ -71,6 +83,7 @@ export function differencesView(list: unknown, rowsAt: (string | number)[], titl
         { key: 'a', label: '{a}' },
         { key: 'b', label: '{b}' },
       ],
+      ...(keys.includes('currency') ? { unitField: 'currency' } : {}),
     },
     notes,
     csvName: ['differences', '{a}', '{b}'],
@@ -132,11 +145,12 @@ export function presentComparison(result: Row, input: Row): PresentationSpec {
         { key: 'total_a', label: '{a}' },
         { key: 'total_b', label: '{b}' },
       ],
+      unitField: 'currency',
     };
   }
   const measure = typeof input.measure === 'string' ? ` · ${input.measure}` : '';
   const id = typeof result.comparison_id === 'string' ? result.comparison_id : undefined;
-  return { caption: `{a} vs {b}${measure}`, sides: sidesOf(result, id), views };
+  return { caption: `Compared {a} with {b}${forScope(result.filters_a, result.filters_b)}${measure}`, sides: sidesOf(result, id), views };
 }
 
 /** Measures in a query's caption. */
@@ -170,21 +184,31 @@ export function presentQuery(result: Row, input: Row): PresentationSpec {
       label: `${humanize(measureNames[0]!)} by ${labelDims.join(', ')}`,
       categories: labelDims,
       series: measureNames.map((key) => ({ key, label: humanize(key), ...(dims.includes('currency') ? { splitBy: 'currency', splitBlank: 'no currency' } : {}) })),
+      ...(dims.includes('currency') ? { unitField: 'currency' } : {}),
     };
   }
-  const measures = Array.isArray(input.measures) ? input.measures.join(CAPTION_MEASURES_SEPARATOR) : '';
+  const measures = Array.isArray(input.measures) ? ` ${input.measures.join(CAPTION_MEASURES_SEPARATOR)} from` : '';
   const by = Array.isArray(input.dimensions) && input.dimensions.length ? ` by ${input.dimensions.join(', ')}` : '';
-  return { caption: [input.source, measures].filter(Boolean).join(' · ') + by, views: [view] };
+  return { caption: `Read${measures} ${String(input.source)}${by}${forScope(input.filters)}`, views: [view] };
 }
 
-/** The caption and sides of a call about an earlier comparison: by its id, or by the comparison's arguments. */
-function comparisonReference(input: Row, result: Row): Pick<PresentationSpec, 'caption' | 'sides'> {
+/**
+ * The caption and sides of a call about an earlier comparison, by its arguments or by its id
+ * (the chat names `{a}` and `{b}` from the call of the conversation with that id). The caption
+ * says what the call did; the id stays out of it (the arguments show it).
+ */
+function comparisonReference(input: Row, result: Row, did: string): Pick<PresentationSpec, 'caption' | 'sides'> {
   const id = typeof input.comparison_id === 'string' ? input.comparison_id : typeof result.comparison_id === 'string' ? result.comparison_id : undefined;
   if (isObject(input.comparison) && 'source_a' in input.comparison && 'source_b' in input.comparison) {
-    return { caption: typeof input.comparison_id === 'string' ? input.comparison_id : '{a} vs {b}', sides: sidesOf(input.comparison, id) };
+    const comparison = input.comparison;
+    const shared = isObject(comparison.filters) ? comparison.filters : {};
+    return { caption: `${did}${forScope({ ...shared, ...(isObject(comparison.filters_a) ? comparison.filters_a : {}) }, { ...shared, ...(isObject(comparison.filters_b) ? comparison.filters_b : {}) })}`, sides: sidesOf(comparison, id) };
   }
-  return { caption: id ?? '', sides: sidesOf(result, id) };
+  return { caption: did, sides: sidesOf(result, id) };
 }
+
+/** A breakdown that says nothing: every value blank (one "(blank)" row holding the whole gap). */
+const allBlank = (values: Row[]): boolean => values.every((row) => row.value === null || row.value === undefined || row.value === '');
 
 /**
  * An explanation: the gap by each dimension (the first with a chart), and values on one side only.
@@ -195,9 +219,11 @@ export function presentExplanation(result: Row, input: Row): PresentationSpec {
   const views: ViewSpec[] = [];
   const explanation = typeof result.explanation === 'string' ? [result.explanation] : [];
   const byDimension = Array.isArray(result.by_dimension) ? result.by_dimension : [];
+  const blank: string[] = [];
   byDimension.forEach((dimension: unknown, index) => {
     if (!isObject(dimension) || typeof dimension.dimension !== 'string' || !records(dimension.values).length) return;
     const name = dimension.dimension;
+    if (allBlank(records(dimension.values))) return void blank.push(humanize(name).toLowerCase());
     const first = views.length === 0;
     views.push({
       title: `Gap by ${humanize(name).toLowerCase()}`,
@@ -229,7 +255,11 @@ export function presentExplanation(result: Row, input: Row): PresentationSpec {
       csvName: ['one-sided'],
     });
   }
-  return { ...comparisonReference(input, result), views };
+  if (blank.length) {
+    const note = `${humanize(blank.join(', '))} ${blank.length === 1 ? 'is' : 'are'} blank on every row of the gap, so ${blank.length === 1 ? 'it does' : 'they do'} not explain it.`;
+    views[0]?.notes?.push(note);
+  }
+  return { ...comparisonReference(input, result, 'Explained the gap between {a} and {b}'), views };
 }
 
 /**
@@ -239,7 +269,7 @@ export function presentExplanation(result: Row, input: Row): PresentationSpec {
  */
 export function presentDifferences(result: Row, input: Row): PresentationSpec {
   const view = differencesView(result.rows, ['rows'], '{a} vs {b}: differences', typeof result.note === 'string' ? [result.note] : []);
-  return { ...comparisonReference(input, result), views: view ? [view] : [] };
+  return { ...comparisonReference(input, result, 'Listed the differences between {a} and {b}'), views: view ? [view] : [] };
 }
 
 /**

@@ -44,6 +44,8 @@ export function presentComparison(result: ComparePeriodsResult, input: { source:
         label: `Change by ${keys.join(', ')}`,
         categories: keys,
         series: [{ key: 'change', label: 'Change', ...(currency ? { splitBy: 'currency', splitBlank: 'no currency' } : {}) }],
+        // A chart per currency: EUR and USD changes never share an axis.
+        ...(currency ? { unitField: 'currency' } : {}),
       },
       notes: result.notes ?? [],
       csvName: ['movements', result.source, ...keys],
@@ -96,7 +98,7 @@ export function presentTrend(result: PeriodTrendResult, input: { source: string 
     csvName: ['trend', result.source, result.measure.name],
   };
   if (result.rows.length >= 2) {
-    view.chart = { kind: 'bar', label: `${humanize(result.measure.name)} per period`, categories: ['period'], series: [{ key: 'value', label: humanize(result.measure.name), ...(currency ? { splitBy: 'currency', splitBlank: 'no currency' } : {}) }] };
+    view.chart = { kind: 'bar', label: `${humanize(result.measure.name)} per period`, categories: ['period'], series: [{ key: 'value', label: humanize(result.measure.name), ...(currency ? { splitBy: 'currency', splitBlank: 'no currency' } : {}) }], ...(currency ? { unitField: 'currency' } : {}) };
   }
   return { caption: `${input.source} · ${result.measure.name} per period`, views: [view] };
 }

@@ -14,7 +14,7 @@ import type { ToolContext, ToolDefinition } from './api.ts';
 import { oversizedArgument, pathText } from './argumentGuard.ts';
 import { builtinSkill } from './loadSkillTool.ts';
 import type { Skill } from './loader.ts';
-import { withFiscalYearStart, type PresentationSpec } from './presentation.ts';
+import { finishPresentation, type PresentationSpec } from './presentation.ts';
 import { modelToolDefinition, type ModelToolDefinition } from './modelDefinition.ts';
 import { inputJsonSchema, LOAD_SKILL_TOOL_NAME, outputJsonSchema } from './toolShape.ts';
 import { truncateForDisplay } from '../shared/truncate.ts';
@@ -104,8 +104,8 @@ export class SkillRegistry {
       if (oversized) throw invalidArguments(name, [{ path: oversized.path || '(arguments)', message: oversized.message }], registered);
       const result = await registered.tool.handler(parsed.data, context);
       const presented = this.present(name, result, parsed.data);
-      // Rows hold YYYYPPP codes: the chat needs the catalog's fiscal year to name their months.
-      const presentation = presented && withFiscalYearStart(presented, context.catalog?.fiscalYearStart ?? 1);
+      // Rows hold YYYYPPP codes: the chat needs the catalog's fiscal year to name their months; the sides' names are computed here, once.
+      const presentation = presented && finishPresentation(presented, context.catalog?.fiscalYearStart ?? 1, result);
       return { ok: true, result, ...(presentation ? { presentation } : {}) };
     } catch (error) {
       if (ToolError.isInstance(error)) return { ok: false, error: error.toPayload().error };

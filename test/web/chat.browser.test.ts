@@ -121,7 +121,7 @@ describe('the chat page', () => {
       expect(await totals.locator('th').allTextContents()).toEqual(['Currency', 'fi_reporting', 'bpc_reporting', 'Difference', 'Difference %']);
       expect(await totals.locator('tbody td').allTextContents()).toEqual(['EUR', '443,100', '333,100', '110,000', '+24.8%']);
       const differences = page.locator('.ac-view', { hasText: 'largest differences' }).first();
-      expect(await differences.locator('.ac-status').allTextContents()).toEqual(['Major diff']);
+      expect(await differences.locator('.ac-status').allTextContents()).toEqual(['Major difference']);
       const byAccount = page.locator('.ac-view', { hasText: 'Gap by group account' }).first();
       expect(await byAccount.locator('tbody td').allTextContents()).toEqual(['G4000000', '2,036,800', '1,926,800', '110,000', '100.0%']);
 

@@ -10,12 +10,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import dataAnalyst from '../../skills/data_analyst/index.ts';
 import { projectRoot } from '../../src/config/config.ts';
+import { finishPresentation } from '../../src/skills/presentation.ts';
 import { skillTestKit, type SkillTestKit } from '../../src/skills/testing.ts';
 import { webModule } from './support/modules.ts';
 
 type Options = { locale?: string; fiscalYearStart?: number };
 type Column = { key: string; label: string; kind: string; fiscalYearStart?: number };
-type View = { title: string; columns: Column[]; rows: Record<string, unknown>[]; chart?: { labels: string[] } };
+type View = { title: string; columns: Column[]; rows: Record<string, unknown>[]; charts: { labels: string[] }[] };
 type Call = { id: string; name: string; ok?: boolean; args: unknown; result: unknown; presentation?: unknown };
 
 const periods = await webModule<{
@@ -25,7 +26,6 @@ const periods = await webModule<{
   fiscalYearStartOf(value: unknown): number;
 }>('periods.js');
 const labels = await webModule<{
-  sideLabels(comparison: unknown, options?: Options): { a: string; b: string };
   filterValueText(dimension: string, value: unknown, options?: Options): string;
 }>('labels.js');
 const columns = await webModule<{
@@ -36,6 +36,7 @@ const csv = await webModule<{ toCsv(columns: unknown[], rows: unknown[]): string
 const results = await webModule<{
   viewsFor(call: Call, calls?: Call[], options?: { locale?: string }): View[];
   describeCall(call: Call, options?: { locale?: string }): string;
+  sideNames(call: unknown, calls?: unknown[], options?: Options): { a: string; b: string };
 }>('results.js');
 
 /** Intl writes some spaces as no-break or thin spaces; compare as a reader would. */
@@ -74,8 +75,10 @@ describe('a period in a fiscal year from April', () => {
 
   it('names the sides of a comparison of two periods', () => {
     const comparison = { source_a: 'fi_reporting', source_b: 'fi_reporting', filters_a: { period: '2025001' }, filters_b: { period: '2025002' } };
-    expect(labels.sideLabels(comparison, { fiscalYearStart: 4 })).toEqual({ a: 'fi_reporting April 2025', b: 'fi_reporting May 2025' });
-    expect(labels.sideLabels(comparison)).toEqual({ a: 'fi_reporting January 2025', b: 'fi_reporting February 2025' });
+    // The server names the sides once; the chat names their periods in the catalog's fiscal year.
+    const call = (fiscalYearStart: number) => ({ presentation: finishPresentation({ sides: comparison, views: [] }, fiscalYearStart) });
+    expect(results.sideNames(call(4))).toEqual({ a: 'fi_reporting April 2025', b: 'fi_reporting May 2025' });
+    expect(results.sideNames(call(1))).toEqual({ a: 'fi_reporting January 2025', b: 'fi_reporting February 2025' });
     expect(plain(labels.filterValueText('period', { from: '2025010', to: '2025012' }, { fiscalYearStart: 4 }))).toBe('January – March 2026');
     expect(labels.filterValueText('period', ['2025001', '2025002'], { fiscalYearStart: 4 })).toBe('April 2025, May 2025');
   });
@@ -122,8 +125,8 @@ describe('tool calls on a catalog whose fiscal year starts in April', () => {
     const periodColumn = view!.columns.find((column) => column.key === 'period')!;
     const first = view!.rows.findIndex((row) => row.period === '2024001');
     expect(columns.cellText(periodColumn, view!.rows[first]!)).toBe('April 2024');
-    expect(view!.chart?.labels[first]).toBe('April 2024');
-    expect(view!.chart?.labels).toContain('March 2025');
+    expect(view!.charts[0]?.labels[first]).toBe('April 2024');
+    expect(view!.charts[0]?.labels).toContain('March 2025');
     const table = csv.toCsv(columns.csvColumns(view!.columns), view!.rows);
     expect(table).toContain('April 2024,2024001,');
     expect(table).not.toContain('January 2024');
@@ -138,7 +141,7 @@ describe('tool calls on a catalog whose fiscal year starts in April', () => {
       filters_a: { period: '2024001' },
       filters_b: { period: '2024002' },
     });
-    expect(results.describeCall(call)).toContain('fi_reporting April 2024 vs fi_reporting May 2024');
+    expect(results.describeCall(call)).toBe('Compared fi_reporting April 2024 with fi_reporting May 2024 for company 1000 · amount');
   });
 
   it('say nothing more for a January catalog, whose first period reads January 2024 as before', async () => {
@@ -146,6 +149,6 @@ describe('tool calls on a catalog whose fiscal year starts in April', () => {
     expect(call.presentation).not.toHaveProperty('fiscal_year_start');
     const [view] = results.viewsFor(call);
     expect(view!.columns.find((column) => column.key === 'period')).toEqual({ key: 'period', label: 'Period', kind: 'period' });
-    expect(view!.chart?.labels[view!.rows.findIndex((row) => row.period === '2024001')]).toBe('January 2024');
+    expect(view!.charts[0]?.labels[view!.rows.findIndex((row) => row.period === '2024001')]).toBe('January 2024');
   });
 });

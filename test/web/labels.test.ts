@@ -1,9 +1,10 @@
 /**
  * The web chat's names for what it shows (no browser): periods (web/app/periods.js) in the chat's
- * locale, and the sides of a comparison (web/app/labels.js), which tables, chart legends, CSV
- * headers and file names all take from one function.
+ * locale, and the sides of a comparison, which the server names once (sideLabelsOf in
+ * src/skills/presentation.ts) and tables, chart legends, CSV headers and file names all take.
  */
 import { describe, expect, it } from 'vitest';
+import { sideLabelsOf, type SidesSpec } from '../../src/skills/presentation.ts';
 import { webModule } from './support/modules.ts';
 
 type Options = { locale?: string };
@@ -15,9 +16,11 @@ const periods = await webModule<{
   formatDimensionValue(dimension: string, value: unknown, options?: Options): string;
 }>('periods.js');
 const labels = await webModule<{
-  sideLabels(comparison: unknown, options?: Options): { a: string; b: string };
   filterValueText(dimension: string, value: unknown, options?: Options): string;
 }>('labels.js');
+const results = await webModule<{ sideNames(call: unknown, calls?: unknown[], options?: Options): { a: string; b: string } }>('results.js');
+/** The sides as the chat shows them: named once by the server, their periods named by the chat in its locale. */
+const sideLabels = (sides: (SidesSpec & { filters?: unknown }) | undefined, options?: Options) => results.sideNames({ presentation: { labels: sideLabelsOf(sides) } }, [], options);
 const format = await webModule<{
   formatPercent(value: unknown, options?: Options & { signed?: boolean }): string;
   canonicalLocale(tag: unknown): string | undefined;
@@ -90,13 +93,13 @@ describe('the sides of a comparison', () => {
   };
 
   it('are the source names when the sources differ', () => {
-    expect(labels.sideLabels({ source_a: 'fi_reporting', source_b: 'bpc_reporting', filters_a: { version: 'ACTUAL' }, filters_b: {} })).toEqual({ a: 'fi_reporting', b: 'bpc_reporting' });
+    expect(sideLabels({ source_a: 'fi_reporting', source_b: 'bpc_reporting', filters_a: { version: 'ACTUAL' }, filters_b: {} })).toEqual({ a: 'fi_reporting', b: 'bpc_reporting' });
   });
 
   it('are the source and the filter values that differ when one source is compared with itself', () => {
-    expect(labels.sideLabels(actualVsBudget)).toEqual({ a: 'consolidation_mart ACTUAL', b: 'consolidation_mart BUDGET' });
+    expect(sideLabels(actualVsBudget)).toEqual({ a: 'consolidation_mart ACTUAL', b: 'consolidation_mart BUDGET' });
     // The arguments of a comparison name the sides the same way (shared filters are not per side).
-    expect(labels.sideLabels({ source_a: 'consolidation_mart', source_b: 'consolidation_mart', filters: { company: '1000' }, filters_a: { version: 'ACTUAL' }, filters_b: { version: 'BUDGET' } })).toEqual({
+    expect(sideLabels({ source_a: 'consolidation_mart', source_b: 'consolidation_mart', filters: { company: '1000' }, filters_a: { version: 'ACTUAL' }, filters_b: { version: 'BUDGET' } })).toEqual({
       a: 'consolidation_mart ACTUAL',
       b: 'consolidation_mart BUDGET',
     });
@@ -104,9 +107,9 @@ describe('the sides of a comparison', () => {
 
   it('name periods as periods, in the locale', () => {
     const periodVsPeriod = { source_a: 'fi_reporting', source_b: 'fi_reporting', filters_a: { company: '1000', period: '2024011' }, filters_b: { company: '1000', period: '2024012' } };
-    expect(labels.sideLabels(periodVsPeriod)).toEqual({ a: 'fi_reporting November 2024', b: 'fi_reporting December 2024' });
-    expect(labels.sideLabels({ ...periodVsPeriod, filters_a: { company: '1000', period: '2024010' } }, { locale: 'de-DE' })).toEqual({ a: 'fi_reporting Oktober 2024', b: 'fi_reporting Dezember 2024' });
-    const quarters = labels.sideLabels({ source_a: 'fi_reporting', source_b: 'fi_reporting', filters_a: { period: { from: '2024007', to: '2024009' } }, filters_b: { period: { from: '2024010', to: '2024012' } } });
+    expect(sideLabels(periodVsPeriod)).toEqual({ a: 'fi_reporting November 2024', b: 'fi_reporting December 2024' });
+    expect(sideLabels({ ...periodVsPeriod, filters_a: { company: '1000', period: '2024010' } }, { locale: 'de-DE' })).toEqual({ a: 'fi_reporting Oktober 2024', b: 'fi_reporting Dezember 2024' });
+    const quarters = sideLabels({ source_a: 'fi_reporting', source_b: 'fi_reporting', filters_a: { period: { from: '2024007', to: '2024009' } }, filters_b: { period: { from: '2024010', to: '2024012' } } });
     expect(plain(quarters.a)).toBe('fi_reporting July – September 2024');
     expect(plain(quarters.b)).toBe('fi_reporting October – December 2024');
   });
@@ -115,21 +118,20 @@ describe('the sides of a comparison', () => {
     expect(labels.filterValueText('company', ['1000', '2000', '3000', '4000', '5000'])).toBe('1000, 2000, 3000 +2');
     expect(labels.filterValueText('partner_company', null)).toBe('(blank)');
     expect(labels.filterValueText('company', { from: '1000', to: '2000' })).toBe('1000–2000');
-    expect(labels.sideLabels({ source_a: 'consolidation_mart', source_b: 'consolidation_mart', measure_a: { name: 'amount' }, measure_b: { name: 'amount_gc' } })).toEqual({
+    // Sides as the tools' presentations give them (sidesOf in skills/data_analyst/presentations.ts names the measures).
+    expect(sideLabels({ source_a: 'consolidation_mart', source_b: 'consolidation_mart', measure_a: 'amount', measure_b: 'amount_gc' })).toEqual({
       a: 'consolidation_mart amount',
       b: 'consolidation_mart amount_gc',
-    });
-    expect(labels.sideLabels({ source_a: 'consolidation_mart', source_b: 'consolidation_mart', measure: { a: 'amount', b: 'ytd_amount' } })).toEqual({
-      a: 'consolidation_mart amount',
-      b: 'consolidation_mart ytd_amount',
     });
   });
 
   it('say which side is which when nothing else tells them apart', () => {
-    expect(labels.sideLabels({ source_a: 'fi_reporting', source_b: 'fi_reporting', filters_a: { company: '1000' }, filters_b: { company: '1000' } })).toEqual({
+    expect(sideLabels({ source_a: 'fi_reporting', source_b: 'fi_reporting', filters_a: { company: '1000' }, filters_b: { company: '1000' } })).toEqual({
       a: 'fi_reporting (side A)',
       b: 'fi_reporting (side B)',
     });
-    expect(labels.sideLabels(undefined)).toEqual({ a: 'A', b: 'B' });
+    // Without both sources the server names nothing; the chat says which side is which.
+    expect(sideLabelsOf(undefined)).toBeUndefined();
+    expect(sideLabels(undefined)).toEqual({ a: 'side A', b: 'side B' });
   });
 });

@@ -6,6 +6,8 @@
  * an amount written the same way.
  */
 import { describe, expect, it } from 'vitest';
+import dataAnalyst from '../../skills/data_analyst/index.ts';
+import { finishPresentation, type PresentationSpec } from '../../src/skills/presentation.ts';
 import { webModule } from './support/modules.ts';
 
 type Reference = { call: string; path: string };
@@ -19,8 +21,15 @@ const receipts = await webModule<{
   placeFigures(texts: string[], figures: { text: string }[]): { figure: number; node: number; start: number; end: number }[];
 }>('receipts.js');
 
+const tools = new Map(dataAnalyst.tools.map((tool) => [tool.name, tool]));
+/** A call as the service returns it: with its tool's presentation, which names the sides. */
+const presented = <T extends { name: string; args: unknown; result: unknown }>(call: T) => ({
+  ...call,
+  presentation: finishPresentation(tools.get(call.name)!.present!(call.result, call.args) as PresentationSpec, 1, call.result),
+});
+
 // Trimmed from the offline model's answer to 'Why does FI differ from BPC for company 1000 in December 2024?'.
-const compare = {
+const compare = presented({
   id: 'call_2',
   name: 'compare_sources',
   ok: true,
@@ -32,8 +41,8 @@ const compare = {
     summary: { aligned_rows: 1, totals: [{ currency: 'EUR', total_a: 443100, total_b: 333100, difference: 110000, difference_percent: 24.83 }] },
     top_differences: [{ company: '1000', period: '2024012', currency: 'EUR', a: 443100, b: 333100, difference: 110000, difference_percent: 24.825096, status: 'major_diff' }],
   },
-};
-const explain = {
+});
+const explain = presented({
   id: 'call_4',
   name: 'explain_difference',
   ok: true,
@@ -43,14 +52,20 @@ const explain = {
     by_dimension: [{ dimension: 'group_account', explains_percent: 100, values: [{ value: 'G4000000', a: 2036800, b: 1926800, difference: 110000, share_percent: 100, role: 'driver' }] }],
     explanation: 'In fi_reporting, load request REQ_2024012_1000_02 holds 110,000.00 EUR, exactly the gap.',
   },
-};
-const budget = {
+});
+const budget = presented({
   id: 'call_5',
   name: 'compare_sources',
   ok: true,
   args: { source_a: 'consolidation_mart', source_b: 'consolidation_mart', filters: { company: '1000' }, filters_a: { version: 'ACTUAL' }, filters_b: { version: 'BUDGET' } },
-  result: { summary: { totals: [{ currency: 'EUR', total_a: 3451000, total_b: 3480000, difference: -29000 }] } },
-};
+  result: {
+    source_a: 'consolidation_mart',
+    source_b: 'consolidation_mart',
+    filters_a: { company: '1000', version: 'ACTUAL' },
+    filters_b: { company: '1000', version: 'BUDGET' },
+    summary: { totals: [{ currency: 'EUR', total_a: 3451000, total_b: 3480000, difference: -29000 }] },
+  },
+});
 const calls = [compare, explain, budget];
 const lines = (description: Description) => Object.fromEntries(description.lines.map((line) => [line.label, line.text]));
 const value = (text: string, amount: number, call: string, path: string): Figure => ({ text, kind: 'amount', value: amount, receipt: { kind: 'value', call, path } });

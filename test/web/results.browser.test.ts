@@ -76,7 +76,8 @@ describe('a comparison of one source with itself (en-US)', () => {
         filters_a: { version: 'ACTUAL' },
         filters_b: { version: 'BUDGET' },
       });
-      expect(await tool.locator('.ac-tool-desc').textContent()).toBe('consolidation_mart ACTUAL vs consolidation_mart BUDGET · amount');
+      // The tool row says what the call did, the sides named as in the tables.
+      expect(plain([(await tool.locator('.ac-tool-desc').textContent()) ?? ''])).toEqual(['Compared consolidation_mart ACTUAL with consolidation_mart BUDGET for company 1000, January – December 2024 · amount']);
       await tool.locator('summary').click();
 
       const totals = view('totals');
@@ -86,8 +87,8 @@ describe('a comparison of one source with itself (en-US)', () => {
 
       const differences = view('largest differences');
       expect(await headers(differences)).toEqual(['Company', 'Period', 'Currency', 'consolidation_mart ACTUAL', 'consolidation_mart BUDGET', 'Difference', 'Difference %', 'Status']);
-      expect(await row(differences, 0)).toEqual(['1000', 'September 2024', 'EUR', '402,800', '322,000', '80,800', '+20.1%', 'Major diff']);
-      expect(await row(differences, 1)).toEqual(['1000', 'March 2024', 'EUR', '240,600', '306,000', '-65,400', '-27.2%', 'Major diff']);
+      expect(await row(differences, 0)).toEqual(['1000', 'September 2024', 'EUR', '402,800', '322,000', '80,800', '+20.1%', 'Major difference']);
+      expect(await row(differences, 1)).toEqual(['1000', 'March 2024', 'EUR', '240,600', '306,000', '-65,400', '-27.2%', 'Major difference']);
       expect(await differences.locator('tbody tr').nth(1).locator('td.ac-neg').allTextContents()).toEqual(['-65,400', '-27.2%']);
 
       // Every percentage has the sign of its difference.
@@ -158,7 +159,7 @@ describe('with locale=de-DE', () => {
       const totals = view('totals');
       expect(plain(await row(totals, 0))).toEqual(['EUR', '3.451.000', '3.480.000', '-29.000', '-0,8 %']);
       const differences = view('largest differences');
-      expect(plain(await row(differences, 1))).toEqual(['1000', 'März 2024', 'EUR', '240.600', '306.000', '-65.400', '-27,2 %', 'Major diff']);
+      expect(plain(await row(differences, 1))).toEqual(['1000', 'März 2024', 'EUR', '240.600', '306.000', '-65.400', '-27,2 %', 'Major difference']);
       await poll(() => differences.locator('.ac-chart[data-ready]').count()).toBe(1);
       const chart = await drawnChart(differences.locator('canvas'));
       expect(chart.labels.slice(0, 4)).toEqual(['September 2024', 'März 2024', 'Juni 2024', 'Oktober 2024']);

@@ -1,11 +1,14 @@
 /**
  * Result views of the web chat (web/app/results.js, no browser) for a comparison of one source
  * with itself (ACTUAL vs BUDGET, as the service returns it): every table header, chart legend,
- * title and CSV name uses the same side labels; periods read as periods, in the locale. Each
- * call carries the presentation its tool declares (`present`), as the service adds it.
+ * title and CSV name uses the same side labels, which the server computes (the chat only fills
+ * them in); periods read as periods, in the locale; amounts in several currencies get a chart per
+ * currency. Each call carries the presentation its tool declares (`present`), finished as the
+ * registry finishes it (`finishPresentation`).
  */
 import { describe, expect, it } from 'vitest';
 import dataAnalyst from '../../skills/data_analyst/index.ts';
+import { finishPresentation, type PresentationSpec } from '../../src/skills/presentation.ts';
 import { webModule } from './support/modules.ts';
 
 type Column = { key: string; label: string; kind: string; signedBy?: string };
@@ -13,18 +16,19 @@ type View = {
   title: string;
   columns: Column[];
   rows: Record<string, unknown>[];
-  chart?: { labels: string[]; datasets: { label: string; data: (number | null)[] }[]; label: string };
+  charts: { labels: string[]; datasets: { label: string; data: (number | null)[] }[]; label: string; unit?: string }[];
   csvName: string[];
+  notes: string[];
 };
 type Call = { id: string; name: string; ok?: boolean; args: unknown; result: unknown; presentation?: unknown };
 const results = await webModule<{
   viewsFor(call: Call, calls?: Call[], options?: { locale?: string }): View[];
-  describeCall(call: Call, options?: { locale?: string }): string;
+  describeCall(call: Call, options?: { locale?: string; calls?: Call[] }): string;
 }>('results.js');
 
 const tools = new Map(dataAnalyst.tools.map((tool) => [tool.name, tool]));
-/** The call as the service returns it: with its tool's presentation. */
-const presented = (call: Call): Call => ({ ...call, presentation: tools.get(call.name)!.present!(call.result, call.args) });
+/** The call as the service returns it: with its tool's presentation, as the registry finishes it. */
+const presented = (call: Call): Call => ({ ...call, presentation: finishPresentation(tools.get(call.name)!.present!(call.result, call.args) as PresentationSpec, 1, call.result) });
 
 // Trimmed from a real answer to 'compare actual and budget in consolidation_mart for company 1000 in 2024'.
 const compare: Call = presented({
@@ -69,6 +73,8 @@ const explain: Call = presented({
 const pages: Call = presented({ id: 'call_3', name: 'list_differences', ok: true, args: { comparison_id: 'cmp_1' }, result: { comparison_id: 'cmp_1', source_a: 'consolidation_mart', source_b: 'consolidation_mart', rows: (compare.result as { top_differences: unknown[] }).top_differences } });
 const calls = [compare, explain, pages];
 
+/** Intl writes the spaces of a range as thin or no-break spaces; compare as a reader reads. */
+const plain = (text: string) => text.replace(/[\u00a0\u2009\u202f]/g, ' ');
 const headers = (view: View) => view.columns.map((column) => column.label);
 
 describe('a comparison of one source with itself', () => {
@@ -78,9 +84,9 @@ describe('a comparison of one source with itself', () => {
     expect(headers(totals!)).toEqual(['Currency', 'consolidation_mart ACTUAL', 'consolidation_mart BUDGET', 'Difference', 'Difference %']);
     expect(totals!.csvName).toEqual(['totals', 'consolidation_mart ACTUAL', 'consolidation_mart BUDGET']);
     expect(headers(differences!)).toEqual(['Company', 'Period', 'Currency', 'consolidation_mart ACTUAL', 'consolidation_mart BUDGET', 'Difference', 'Difference %', 'Status']);
-    expect(differences!.chart!.datasets.map((dataset) => dataset.label)).toEqual(['consolidation_mart ACTUAL', 'consolidation_mart BUDGET']);
+    expect(differences!.charts[0]!.datasets.map((dataset) => dataset.label)).toEqual(['consolidation_mart ACTUAL', 'consolidation_mart BUDGET']);
     expect(differences!.csvName).toEqual(['differences', 'consolidation_mart ACTUAL', 'consolidation_mart BUDGET']);
-    expect(results.describeCall(compare)).toBe('consolidation_mart ACTUAL vs consolidation_mart BUDGET · amount');
+    expect(plain(results.describeCall(compare))).toBe('Compared consolidation_mart ACTUAL with consolidation_mart BUDGET for company 1000, January – December 2024 · amount');
   });
 
   it('gives results that refer to it by id the same names', () => {
@@ -89,14 +95,18 @@ describe('a comparison of one source with itself', () => {
     const [listed] = results.viewsFor(pages, calls);
     expect(listed!.title).toBe('consolidation_mart ACTUAL vs consolidation_mart BUDGET: differences');
     expect(headers(listed!).slice(3, 5)).toEqual(['consolidation_mart ACTUAL', 'consolidation_mart BUDGET']);
+    // Tool rows say what the call did, never the comparison's internal id.
+    expect(results.describeCall(explain, { calls })).toBe('Explained the gap between consolidation_mart ACTUAL and consolidation_mart BUDGET');
+    expect(results.describeCall(pages, { calls })).toBe('Listed the differences between consolidation_mart ACTUAL and consolidation_mart BUDGET');
+    expect(results.describeCall(explain)).not.toContain('cmp_');
   });
 
   it('marks the difference percentages to be signed and the periods to be read as periods', () => {
     const [totals, differences] = results.viewsFor(compare, calls);
     expect(totals!.columns.at(-1)).toMatchObject({ kind: 'percent', signedBy: 'difference' });
     expect(differences!.columns.find((column) => column.key === 'period')).toMatchObject({ kind: 'period' });
-    expect(differences!.chart!.labels).toEqual(['September 2024', 'March 2024']);
-    expect(results.viewsFor(compare, calls, { locale: 'de-DE' })[1]!.chart!.labels).toEqual(['September 2024', 'März 2024']);
+    expect(differences!.charts[0]!.labels).toEqual(['September 2024', 'March 2024']);
+    expect(results.viewsFor(compare, calls, { locale: 'de-DE' })[1]!.charts[0]!.labels).toEqual(['September 2024', 'März 2024']);
   });
 });
 
@@ -116,6 +126,57 @@ describe('other results', () => {
     });
     const [view] = results.viewsFor(query, [query], { locale: 'de-DE' });
     expect(view!.columns.map((column) => column.kind)).toEqual(['period', 'text', 'number']);
-    expect(view!.chart!.labels).toEqual(['Oktober 2024', 'November 2024']);
+    expect(view!.charts[0]!.labels).toEqual(['Oktober 2024', 'November 2024']);
+  });
+});
+
+describe('in proportion to the question', () => {
+  it('draws a chart per currency, never EUR and USD on one axis', () => {
+    const query: Call = presented({
+      id: 'q',
+      name: 'query_source',
+      ok: true,
+      args: { source: 'fi_reporting', measures: ['amount'], dimensions: ['company'], filters: { period: '2024012' } },
+      result: {
+        source: 'fi_reporting',
+        measures: [{ name: 'amount' }],
+        dimensions: ['company', 'currency'],
+        rows: [
+          { company: '1000', currency: 'EUR', amount: 443100 },
+          { company: '2000', currency: 'USD', amount: 191720.58 },
+          { company: '3000', currency: 'GBP', amount: 129900 },
+        ],
+      },
+    });
+    const [view] = results.viewsFor(query, [query]);
+    expect(view!.charts.map((chart) => [chart.unit, chart.labels])).toEqual([
+      ['EUR', ['1000']],
+      ['USD', ['2000']],
+      ['GBP', ['3000']],
+    ]);
+    expect(plain(results.describeCall(query))).toBe('Read amount from fi_reporting by company for December 2024');
+  });
+
+  it('says in words that a breakdown whose values are all blank explains nothing, instead of showing it', () => {
+    const call: Call = presented({
+      ...explain,
+      result: {
+        by_dimension: [
+          { dimension: 'group_account', explains_percent: 100, values: [{ value: 'G4000000', a: 2036800, b: 1926800, difference: 110000, share_percent: 100 }] },
+          { dimension: 'partner_company', explains_percent: 100, values: [{ value: null, a: 290700, b: 180700, difference: 110000, share_percent: 100 }] },
+        ],
+        one_sided: [],
+        explanation: 'The gap is entirely group account G4000000.',
+      },
+    });
+    const views = results.viewsFor(call, calls);
+    expect(views.map((view) => view.title)).toEqual(['Gap by group account']);
+    expect(views[0]!.notes).toEqual(['The gap is entirely group account G4000000.', 'Partner company is blank on every row of the gap, so it does not explain it.']);
+  });
+
+  it('writes status words on the server, the sides named in them', () => {
+    const [, differences] = results.viewsFor(compare, calls);
+    const status = differences!.columns.find((column) => column.key === 'status') as Column & { valueLabels: Record<string, string> };
+    expect(status.valueLabels).toMatchObject({ major_diff: 'Major difference', only_in_a: 'Only in consolidation_mart ACTUAL' });
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Charts with Chart.js (served from node_modules under /vendor), loaded on first use.
- * A chart spec comes from results.js: `{type, labels, datasets: [{label, data}], horizontal?, label}` (type bar or line).
+ * A chart spec comes from results.js: `{type, labels, datasets: [{label, data}], horizontal?, label, unit?}` (type bar or line;
+ * unit: the one unit of its values, e.g. EUR, titles the value axis).
  */
 import { formatNumber } from './format.js';
 
@@ -57,7 +58,8 @@ export async function drawChart(canvas, spec, { locale = 'en-US' } = {}) {
         },
       },
       scales: {
-        [valueAxis]: { beginAtZero: true, ticks: { color: textColor, callback: tick }, grid: { color: gridColor } },
+        // One unit per chart (results.js draws a chart per currency): the axis says which.
+        [valueAxis]: { beginAtZero: true, ticks: { color: textColor, callback: tick }, grid: { color: gridColor }, ...(spec.unit ? { title: { display: true, text: spec.unit, color: textColor } } : {}) },
         [categoryAxis]: { ticks: { color: textColor, autoSkip: true, maxRotation: 45 }, grid: { display: false } },
       },
     },

@@ -7,9 +7,9 @@
  * `placeFigures` finds each figure's text in the rendered answer's text nodes, in order, because
  * the figures' offsets count the raw answer, which markdown.js renders without its `**` and `- `.
  */
-import { sideLabels, filterValueText } from './labels.js';
+import { filterValueText } from './labels.js';
 import { fiscalYearStartOf, formatDimensionValue } from './periods.js';
-import { describeCall } from './results.js';
+import { describeCall, sideNames } from './results.js';
 
 const isRecord = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
 /** Kinds that are labels, not quantities: never wrapped, never checked. */
@@ -111,7 +111,7 @@ function placeOf(reference, calls, { locale }) {
   const steps = pathSteps(reference?.path);
   const value = call ? walk(call.result, steps) : undefined;
   const args = sourceArgs(call, calls);
-  const sides = typeof args.source_a === 'string' ? sideLabels(args, context) : undefined;
+  const sides = call && typeof args.source_a === 'string' ? sideNames(call, calls, context) : undefined;
   const field = fieldText(steps.at(-1) ?? '?', sides);
   const row = call ? rowLabels(call.result, steps, context) : [];
   // A call the chat no longer has (a conversation reopened without it): say so rather than guess.
@@ -157,8 +157,8 @@ export function describeReceipt(figure, calls = [], { locale = 'en-US' } = {}) {
     const args = sourceArgs(call, list);
     const fiscalYearStart = fiscalYearStartOf(call.presentation?.fiscal_year_start);
     const context = { locale, fiscalYearStart };
-    const sides = typeof args.source_a === 'string' ? sideLabels(args, context) : undefined;
-    const source = sourcesText(args) ?? describeCall(call, { locale });
+    const sides = typeof args.source_a === 'string' ? sideNames(call, list, context) : undefined;
+    const source = sourcesText(args) ?? describeCall(call, { locale, calls: list });
     if (source) lines.push({ label: 'Source', text: source });
     const filters = filtersText(args, sides, context);
     if (filters) lines.push({ label: 'Filters', text: filters });

@@ -1,15 +1,14 @@
 /**
- * Turns tool results into views: tables (columns + rows), an optional chart, notes. Pure data,
- * no DOM: views.js draws them. It knows no tool: each call carries the `presentation` its tool
- * declared (src/skills/presentation.ts), and this module reads it generically; a result without
- * one still becomes a table when it holds a list of records. Sides of a comparison (`{a}`, `{b}`
- * in a spec's texts) are named by labels.js, periods read as periods.js writes them (columns of
- * kind `period`), in the chat's locale and the catalog's fiscal year (the presentation's
- * `fiscal_year_start`).
+ * Turns tool results into views: tables (columns + rows), charts (one per unit), notes. Pure
+ * data, no DOM: views.js draws them. It knows no tool: each call carries the `presentation` its
+ * tool declared (src/skills/presentation.ts), and this module reads it generically; a result
+ * without one still becomes a table when it holds a list of records. Every label comes from the
+ * server: the sides of a comparison (`{a}`, `{b}` in a spec's texts) are the presentation's
+ * `labels`, headers and status words its columns'; this module only fills in placeholders, in
+ * the chat's locale and the catalog's fiscal year (the presentation's `fiscal_year_start`).
  */
-import { formatNumber, formatPercent, humanize } from './format.js';
-import { sideLabels } from './labels.js';
-import { fiscalYearStartOf, formatDimensionValue, isPeriodName } from './periods.js';
+import { formatNumber, formatPercent } from './format.js';
+import { fiscalYearStartOf, formatDimensionValue, formatPeriod, formatPeriodRange, isPeriodName } from './periods.js';
 
 /** At most this many categories in a chart; the table always has every row. */
 export const MAX_CHART_LABELS = 30;
@@ -19,51 +18,66 @@ const isRecord = (value) => typeof value === 'object' && value !== null && !Arra
 const unique = (values) => [...new Set(values)];
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/** The sides' names when the server named none (a call about a comparison the chat does not have). */
+const UNNAMED_SIDES = { a: 'side A', b: 'side B' };
+
 /**
- * A spec's text with its placeholders filled in: `{a}` and `{b}` (the sides' names),
- * `{number:1234}` and `{percent:59.6}` (formatted in the locale).
+ * A spec's text with its placeholders filled in: `{a}` and `{b}` (the sides' names, as the
+ * server wrote them), `{number:1234}`, `{percent:59.6}` and `{period:2024012}` or
+ * `{period:2024010/2024012}` (formatted in the locale and fiscal year).
  * @param {unknown} text
- * @param {{sides: {a: string, b: string}, locale: string}} context
+ * @param {{sides: {a: string, b: string}, locale: string, fiscalYearStart?: number}} context
  * @returns {string}
  * @example
  * fillText('{a} vs {b}: {number:1200} rows', { sides: { a: 'FI', b: 'BPC' }, locale: 'en-US' }) // 'FI vs BPC: 1,200 rows'
+ * fillText('for {period:2024012}', { sides, locale: 'de-DE' }) // 'for Dezember 2024'
  */
-export function fillText(text, { sides, locale }) {
+export function fillText(text, { sides = UNNAMED_SIDES, locale = 'en-US', fiscalYearStart = 1 }) {
   if (typeof text !== 'string') return '';
-  return text.replace(/\{(a|b|number|percent)(?::(-?[\d.eE+-]+))?\}/g, (whole, kind, value) => {
-    if (kind === 'a' || kind === 'b') return value === undefined ? sides[kind] : whole;
-    if (value === undefined) return whole;
-    return kind === 'number' ? formatNumber(Number(value), { locale }) : formatPercent(Number(value), { locale });
-  });
+  const filled = text.replace(/\{(a|b)\}/g, (whole, side) => fillPeriods(sides[side] ?? UNNAMED_SIDES[side], { locale, fiscalYearStart }));
+  return fillPeriods(filled, { locale, fiscalYearStart }).replace(/\{(number|percent):(-?[\d.eE+-]+)\}/g, (whole, kind, value) =>
+    kind === 'number' ? formatNumber(Number(value), { locale }) : formatPercent(Number(value), { locale }),
+  );
+}
+
+/** `{period:2024012}` → `December 2024`, `{period:2024010/2024012}` → `October – December 2024`. */
+function fillPeriods(text, options) {
+  return String(text).replace(/\{period:(\d{7})(?:\/(\d{7}))?\}/g, (whole, from, to) => (to ? formatPeriodRange(from, to, options) : formatPeriod(from, options)));
 }
 
 /**
- * The comparison whose sides a call's spec names: its own sides when they name both sources with
- * their filters; else those of another call of the answer with the same `comparison_id`; else
- * what it has.
+ * The names of the sides a call's texts mean by `{a}` and `{b}`, as the server computed them
+ * (`presentation.labels`), with their periods named in the locale. A call about a comparison by
+ * its id takes those of the call of the conversation with the same `comparison_id`.
+ * @param {{presentation?: {labels?: {a: string, b: string}, sides?: {comparison_id?: string}, fiscal_year_start?: number}}} call
+ * @param {Array<object>} [calls] the conversation's calls (this answer's first)
+ * @param {{locale?: string}} [options]
+ * @returns {{a: string, b: string}}
+ * @example
+ * sideNames(explainCall, [compareCall, explainCall]) // { a: 'fi_reporting', b: 'bpc_reporting' }
  */
-function sidesOf(call, calls) {
-  const own = isRecord(call.presentation?.sides) ? call.presentation.sides : undefined;
-  if (!own) return {};
-  const complete = (sides) => isRecord(sides) && 'source_a' in sides && 'source_b' in sides;
-  if (complete(own) && ('filters_a' in own || 'filters_b' in own)) return own;
-  const id = own.comparison_id;
-  const other = id ? calls.find((candidate) => candidate !== call && candidate?.presentation?.sides?.comparison_id === id && complete(candidate.presentation.sides)) : undefined;
-  return other ? other.presentation.sides : own;
+export function sideNames(call, calls = [], { locale = 'en-US' } = {}) {
+  const named = (candidate) => isRecord(candidate?.presentation?.labels) ? candidate : undefined;
+  const id = call?.presentation?.sides?.comparison_id;
+  const source = named(call) ?? (id ? calls.find((candidate) => candidate !== call && candidate?.presentation?.sides?.comparison_id === id && named(candidate)) : undefined);
+  if (!source) return UNNAMED_SIDES;
+  const options = { locale, fiscalYearStart: fiscalYearStartOf(source.presentation.fiscal_year_start) };
+  const { a, b } = source.presentation.labels;
+  return { a: fillPeriods(a ?? UNNAMED_SIDES.a, options), b: fillPeriods(b ?? UNNAMED_SIDES.b, options) };
 }
 
 /**
- * A one-line description of a call for its summary row, from its presentation's caption:
- * `fi_reporting vs bpc_reporting`, `consolidation_mart ACTUAL vs consolidation_mart BUDGET · amount`.
- * @param {{name?: string, args?: unknown, presentation?: {caption?: string, sides?: object}}} call
- * @param {{locale?: string, calls?: Array<object>}} [options] calls: the answer's calls, for sides named by id
+ * A one-line description of a call for its summary row, its presentation's caption in words:
+ * `Compared fi_reporting with bpc_reporting for company 1000, December 2024 · amount`.
+ * @param {{name?: string, args?: unknown, presentation?: {caption?: string, labels?: object}}} call
+ * @param {{locale?: string, calls?: Array<object>}} [options] calls: the conversation's calls, for sides named by id
  * @returns {string}
  */
-export function describeCall(call, { locale = 'en-US' } = {}) {
+export function describeCall(call, { locale = 'en-US', calls = [] } = {}) {
   const caption = call?.presentation?.caption;
   if (typeof caption !== 'string' || !caption) return '';
   const fiscalYearStart = fiscalYearStartOf(call.presentation.fiscal_year_start);
-  return fillText(caption, { locale, sides: sideLabels(sidesOf(call, []), { locale, fiscalYearStart }) });
+  return fillText(caption, { locale, fiscalYearStart, sides: sideNames(call, calls, { locale }) });
 }
 
 /** The value at `path` (field names and indexes) of `value`. */
@@ -73,15 +87,18 @@ function at(value, path) {
 
 /** A spec's column as views.js and columns.js read it: `{key, label, kind, signedBy?}`. */
 function toColumn(spec, rows, context) {
-  const label = spec.label === undefined ? humanize(spec.key) : fillText(spec.label, context);
+  const label = spec.label === undefined ? spec.key : fillText(spec.label, context);
   switch (spec.role) {
     case 'measure':
-    case 'difference':
       return { key: spec.key, label, kind: 'number' };
+    case 'difference':
+      return { key: spec.key, label, kind: 'number', difference: true };
     case 'percent':
       return { key: spec.key, label, kind: 'percent', ...(spec.signedBy ? { signedBy: spec.signedBy } : {}) };
-    case 'status':
-      return { key: spec.key, label, kind: 'status' };
+    case 'status': {
+      const words = isRecord(spec.valueLabels) ? Object.fromEntries(Object.entries(spec.valueLabels).map(([value, text]) => [value, fillText(text, context)])) : {};
+      return { key: spec.key, label, kind: 'status', valueLabels: words };
+    }
     default: {
       // A period dimension reads as months; a column of several dimensions' values only when all are periods.
       const period = spec.dimensionField ? rows.length > 0 && rows.every((row) => isPeriodName(row[spec.dimensionField])) : isPeriodName(spec.dimension ?? spec.key);
@@ -138,10 +155,27 @@ function toChart(spec, rows, columns, context, notes) {
   return { type: spec.kind === 'line' ? 'line' : 'bar', labels, datasets, label: fillText(spec.label, context), ...(spec.horizontal ? { horizontal: true } : {}) };
 }
 
+/**
+ * The charts of a view: one, or one per unit when the spec names the rows' unit (`unitField`,
+ * e.g. currency) and they hold several, so EUR and USD never share an axis. A chart of one unit
+ * says it (`unit`: its value axis's title).
+ */
+function toCharts(spec, rows, columns, context, notes) {
+  const field = typeof spec.unitField === 'string' ? spec.unitField : undefined;
+  const units = field ? unique(rows.map((row) => row[field] ?? null)) : [undefined];
+  return units.slice(0, MAX_CHART_SERIES).flatMap((unit) => {
+    const chart = toChart(spec, unit === undefined ? rows : rows.filter((row) => (row[field] ?? null) === unit), columns, context, notes);
+    if (!chart) return [];
+    if (unit === undefined) return [chart];
+    const name = unit === null ? '(no currency)' : String(unit);
+    return [{ ...chart, unit: name, ...(units.length > 1 ? { label: `${chart.label} (${name})` } : {}) }];
+  });
+}
+
 /** The views of a call with a presentation spec. */
 function specViews(call, calls, locale) {
   const fiscalYearStart = fiscalYearStartOf(call.presentation.fiscal_year_start);
-  const context = { locale, fiscalYearStart, sides: sideLabels(sidesOf(call, calls), { locale, fiscalYearStart }) };
+  const context = { locale, fiscalYearStart, sides: sideNames(call, calls, { locale }) };
   const specs = Array.isArray(call.presentation.views) ? call.presentation.views.filter(isRecord) : [];
   return specs.flatMap((spec) => {
     const listed = Array.isArray(spec.rows) ? spec.rows : at(call.result, spec.rowsAt);
@@ -157,8 +191,8 @@ function specViews(call, calls, locale) {
       notes,
       csvName: (Array.isArray(spec.csvName) ? spec.csvName : []).map((part) => fillText(String(part), context)),
     };
-    const chart = isRecord(spec.chart) ? toChart(spec.chart, rows, specColumns, context, notes) : undefined;
-    return [chart ? { ...view, chart } : view];
+    const charts = isRecord(spec.chart) ? toCharts(spec.chart, rows, specColumns, context, notes) : [];
+    return [{ ...view, charts, notes: unique(notes) }];
   });
 }
 
@@ -184,8 +218,8 @@ function genericViews(result, name) {
     if (!Array.isArray(value) || !value.length || !value.every(isRecord)) continue;
     const keys = unique(value.flatMap((row) => Object.keys(row))).slice(0, 20);
     const numeric = (k) => value.every((row) => row[k] === null || row[k] === undefined || typeof row[k] === 'number');
-    const columns = keys.map((k) => ({ key: k, label: humanize(k), kind: numeric(k) ? 'number' : isPeriodName(k) ? 'period' : 'text' }));
-    return [{ title: `${name}: ${humanize(key).toLowerCase()}`, subtitle: plural(value.length, 'row'), columns, rows: value, notes: [], csvName: [name, key] }];
+    const columns = keys.map((k) => ({ key: k, label: k, kind: numeric(k) ? 'number' : isPeriodName(k) ? 'period' : 'text' }));
+    return [{ title: `${name}: ${key}`, subtitle: plural(value.length, 'row'), columns, rows: value, notes: [], charts: [], csvName: [name, key] }];
   }
   return [];
 }

@@ -18,13 +18,14 @@ export const isOpen = (item) => Boolean(item?.querySelector('details')?.open);
  * The list item of a call.
  * @param {{id?: string, name?: string, args?: unknown, ok?: boolean, result?: unknown, duration_ms?: number, presentation?: object}} call (its one-line description is the presentation's caption)
  * @param {'running' | 'ok' | 'error'} state
- * @param {{open?: boolean, locale: string}} options open: keep it open (it was open before an update)
+ * @param {{open?: boolean, locale: string, calls?: object[]}} options open: keep it open (it was open before an update);
+ *   calls: the conversation's calls, naming the sides of a call about a comparison by its id
  * @returns {HTMLLIElement}
  */
-export function renderTool(call, state, { open = false, locale }) {
+export function renderTool(call, state, { open = false, locale, calls = [] }) {
   const failed = state === 'error';
   const error = failed && call.result && typeof call.result === 'object' ? (call.result.error ?? call.result) : null;
-  const description = describeCall(call, { locale });
+  const description = describeCall(call, { locale, calls });
   const body = h(
     'div',
     { class: 'ac-tool-body' },

@@ -4,6 +4,10 @@
  * the final body, which is authoritative; a stored turn (GET /sessions/{id}) goes straight to the
  * final state. Tool calls are drawn by tools.js, result views by views.js from results.js, the
  * receipts of the answer's figures by figures.js.
+ *
+ * In proportion to the question: a view shown twice (the same table from two calls) is shown
+ * once, and an answer that states one figure shows the figure, its tables and charts one click
+ * away ("Show table and chart").
  */
 import { drawChart } from './charts.js';
 import { decorateFigures, replacedAnswer } from './figures.js';
@@ -59,28 +63,48 @@ export function createTurn(question, { locale, viewContext, charts, earlierCalls
     turnCharts.clear();
   }
 
-  function showResults(calls) {
+  function draw(canvas, spec) {
+    drawChart(canvas, spec, { locale })
+      .then((chart) => {
+        if (!chart) return;
+        if (!canvas.isConnected) return chart.destroy();
+        turnCharts.add(chart);
+        charts.add(chart);
+        canvas.closest('.ac-chart')?.setAttribute('data-ready', '');
+      })
+      .catch((error) => {
+        canvas.closest('.ac-chart')?.replaceWith(h('p', { class: 'ac-note' }, `The chart could not be drawn (${error?.message ?? error}); the table has the figures.`));
+      });
+  }
+
+  /** The views of `calls`, each table once; `folded`: behind a "Show table" toggle, charts drawn when it opens. */
+  function showResults(calls, { folded = false } = {}) {
     clearCharts();
-    results.replaceChildren();
+    const seen = new Set();
+    const elements = [];
+    const pending = [];
     for (const call of calls) {
-      for (const view of viewsFor(call, calls, { locale })) {
-        const { element: viewElement, canvas, spec } = renderView(view, viewContext);
-        results.append(viewElement);
-        if (canvas) {
-          drawChart(canvas, spec, { locale })
-            .then((chart) => {
-              if (!chart) return;
-              if (!canvas.isConnected) return chart.destroy();
-              turnCharts.add(chart);
-              charts.add(chart);
-              canvas.closest('.ac-chart')?.setAttribute('data-ready', '');
-            })
-            .catch((error) => {
-              canvas.closest('.ac-chart')?.replaceWith(h('p', { class: 'ac-note' }, `The chart could not be drawn (${error?.message ?? error}); the table has the figures.`));
-            });
-        }
+      for (const view of viewsFor(call, [...calls, ...earlierCalls], { locale })) {
+        const signature = JSON.stringify([view.columns.map((column) => [column.key, column.label]), view.rows]);
+        if (seen.has(signature)) continue;
+        seen.add(signature);
+        const { element: viewElement, charts: drawn } = renderView(view, viewContext);
+        elements.push(viewElement);
+        pending.push(...drawn);
       }
     }
+    if (!folded || !elements.length) {
+      results.replaceChildren(...elements);
+      for (const { canvas, spec } of pending) draw(canvas, spec);
+      return;
+    }
+    const tables = elements.length === 1 ? 'table' : `${elements.length} tables`;
+    const chartsText = pending.length === 0 ? '' : pending.length === 1 ? ' and chart' : ` and ${pending.length} charts`;
+    const more = h('details', { class: 'ac-more' }, h('summary', {}, `Show ${tables}${chartsText}`), ...elements);
+    more.addEventListener('toggle', () => {
+      if (more.open) for (const { canvas, spec } of pending.splice(0)) draw(canvas, spec);
+    });
+    results.replaceChildren(more);
   }
 
   const streamedCalls = () => [...tools.values()].map((entry) => entry.call).filter((call) => call.ok !== undefined);
@@ -99,7 +123,7 @@ export function createTurn(question, { locale, viewContext, charts, earlierCalls
     toolStart(data) {
       if (!data?.id || tools.has(data.id)) return;
       const call = { id: data.id, name: data.name, args: data.args };
-      const entry = { call, element: renderTool(call, 'running', { locale }) };
+      const entry = { call, element: renderTool(call, 'running', { locale, calls: earlierCalls }) };
       tools.set(data.id, entry);
       toolList.append(entry.element);
     },
@@ -107,7 +131,7 @@ export function createTurn(question, { locale, viewContext, charts, earlierCalls
       if (!data?.id) return;
       const previous = tools.get(data.id);
       const call = { ...(previous?.call ?? { id: data.id, name: data.name }), ok: data.ok, result: data.result, duration_ms: data.duration_ms, ...(data.presentation ? { presentation: data.presentation } : {}) };
-      const element = renderTool(call, data.ok ? 'ok' : 'error', { open: isOpen(previous?.element), locale });
+      const element = renderTool(call, data.ok ? 'ok' : 'error', { open: isOpen(previous?.element), locale, calls: [...streamedCalls(), call, ...earlierCalls] });
       if (previous) previous.element.replaceWith(element);
       else toolList.append(element);
       tools.set(data.id, { call, element });
@@ -127,7 +151,7 @@ export function createTurn(question, { locale, viewContext, charts, earlierCalls
       tools.clear();
       toolList.replaceChildren(
         ...calls.map((call) => {
-          const element = renderTool(call, call.ok ? 'ok' : 'error', { open: openIds.has(call.id), locale });
+          const element = renderTool(call, call.ok ? 'ok' : 'error', { open: openIds.has(call.id), locale, calls: [...calls, ...earlierCalls] });
           tools.set(call.id, { call, element });
           return element;
         }),
@@ -136,9 +160,10 @@ export function createTurn(question, { locale, viewContext, charts, earlierCalls
       answer.replaceChildren(renderAnswer(body.answer ?? streamed));
       // This turn's calls first: a receipt names a call of this answer, or of an earlier one.
       const figures = decorateFigures(answer, receipts, body.answer === undefined ? [] : body.figures, [...calls, ...earlierCalls], { locale });
-      earlierCalls.unshift(...calls);
       answer.setAttribute('aria-busy', 'false');
-      showResults(calls);
+      // A one-figure answer is the figure: its tables are one click away.
+      showResults(calls, { folded: figures.verified + figures.unverified === 1 });
+      earlierCalls.unshift(...calls);
       const parts = [];
       if (typeof body.iterations === 'number') parts.push(`${body.iterations} model ${body.iterations === 1 ? 'call' : 'calls'}`);
       parts.push(`${calls.length} tool ${calls.length === 1 ? 'call' : 'calls'}`);
