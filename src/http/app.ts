@@ -117,8 +117,8 @@ export function createApp(services: AppServices, conversations: ConversationServ
   app.use(
     cors({
       origin: services.corsOrigins.includes('*') ? true : services.corsOrigins,
-      // mcp-protocol-version: browser-based MCP clients send it on every request to /mcp.
-      allowedHeaders: ['content-type', 'authorization', 'x-request-id', 'accept', 'mcp-protocol-version'],
+      // mcp-*: browser-based MCP clients send the revision on every request to /mcp, and at 2026-07-28 the method and tool name too.
+      allowedHeaders: ['content-type', 'authorization', 'x-request-id', 'accept', 'mcp-protocol-version', 'mcp-method', 'mcp-name'],
       exposedHeaders: ['x-request-id', 'ratelimit', 'ratelimit-policy', 'retry-after'],
       maxAge: 600,
     }),

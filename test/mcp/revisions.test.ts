@@ -22,6 +22,8 @@ type Json = Record<string, any>;
 const KEY = 'mcp-revisions-key-5d2a9e71c4b8';
 const SCOPED_KEY = 'mcp-revisions-scoped-2000-93fe0b';
 const CURRENT = '2026-07-28';
+/** A browser-based assistant's page, allowed by CORS_ORIGINS. */
+const ASSISTANT_ORIGIN = 'https://assistant.example';
 const FI_VS_BPC = sampleCalls.compare_sources![0]!;
 
 let running: ListeningService;
@@ -31,7 +33,7 @@ beforeAll(async () => {
   const directory = temporaryDirectory('mcp-revisions-');
   const keysFile = path.join(directory, 'keys.yaml');
   writeFileSync(keysFile, 'keys:\n  - name: plant-2000\n    key_env: MCP_SCOPED_KEY\n    scopes: { company: ["2000"] }\n');
-  running = await listenService({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', APP_DB: path.join(directory, 'app.db'), API_KEYS: KEY, API_KEYS_FILE: keysFile, MCP_SCOPED_KEY: SCOPED_KEY, RATE_LIMIT_PER_MINUTE: '0' });
+  running = await listenService({ LOG_LEVEL: 'silent', MODEL_PROVIDER: 'offline', APP_DB: path.join(directory, 'app.db'), API_KEYS: KEY, API_KEYS_FILE: keysFile, MCP_SCOPED_KEY: SCOPED_KEY, RATE_LIMIT_PER_MINUTE: '0', CORS_ORIGINS: ASSISTANT_ORIGIN });
 });
 
 afterAll(async () => {
@@ -171,6 +173,16 @@ describe('MCP 2026-07-28 endpoint guards', () => {
     expect([origin.status, origin.body.type]).toEqual([403, '/problems/forbidden-origin']);
     const host = await currentRequest(3, 'tools/list', {}, { host: 'attacker.example' });
     expect([host.status, host.body.type]).toEqual([403, '/problems/forbidden-host']);
+  });
+
+  it("lets an allowed page's browser client send the 2026-07-28 headers (CORS preflight)", async () => {
+    const preflight = await fetch(`${running.url}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: ASSISTANT_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version, mcp-method, mcp-name' },
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(ASSISTANT_ORIGIN);
+    expect(preflight.headers.get('access-control-allow-headers')?.split(',')).toEqual(expect.arrayContaining(['mcp-protocol-version', 'mcp-method', 'mcp-name']));
+    expect((await currentRequest(1, 'tools/list', {}, { origin: ASSISTANT_ORIGIN })).status).toBe(200);
   });
 
   it('refuses a batch of 2026-07-28 requests with 400 before running any of it', async () => {
