@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigurationError } from '../errors/index.ts';
 import { closestMatch } from '../shared/closestMatch.ts';
-import type { SkillModule, ToolDefinition } from './api.ts';
+import type { SkillModule, ToolDefinition } from './sdk/tools.ts';
 import type { QuestionForm } from './questionForms.ts';
 import { parseManifest, type ManifestResult, type SkillProblem } from './manifest.ts';
 import { toolShapeProblems } from './toolShape.ts';
@@ -209,14 +209,27 @@ async function importSkillParts(directory: string, fresh: boolean): Promise<{ to
 let freshImports = 0;
 
 /**
- * Imports a skill module. `fresh` re-imports its whole module graph: tsx's namespaced import
- * gives every module a new `?namespace=` query, so files index.ts imports are re-read too
- * (a `?v=<n>` query on index.ts alone would reuse its imports from the cache). Without tsx's
- * API, falls back to the query string on index.ts.
+ * The skills built into the running service (scripts/launch.mjs: `npm start`, `npm run mcp`),
+ * by the absolute path of their index.ts; undefined when the service runs as TypeScript.
+ */
+function builtSkills(): Map<string, () => Promise<unknown>> | undefined {
+  return (globalThis as { [key: symbol]: { skills?: Map<string, () => Promise<unknown>> } | undefined })[Symbol.for('analyst-agent.build')]?.skills;
+}
+
+/**
+ * Imports a skill module. A service started from its build (scripts/launch.mjs) takes the
+ * skill from the build; a skill the build lacks is TypeScript that plain Node cannot import, so
+ * it goes through tsx like a fresh import. `fresh` re-imports its whole module graph: tsx's
+ * namespaced import gives every module a new `?namespace=` query, so files index.ts imports are
+ * re-read too (a `?v=<n>` query on index.ts alone would reuse its imports from the cache).
+ * Without tsx's API, falls back to the query string on index.ts.
  */
 export async function importSkillModule(modulePath: string, fresh: boolean): Promise<unknown> {
   const url = pathToFileURL(modulePath).href;
-  if (!fresh) return import(url);
+  const built = builtSkills();
+  if (!fresh && !built) return import(url);
+  const fromBuild = fresh ? undefined : built?.get(path.resolve(modulePath));
+  if (fromBuild) return fromBuild();
   freshImports += 1;
   let tsImport: ((specifier: string, parentURL: string) => Promise<unknown>) | undefined;
   try {
