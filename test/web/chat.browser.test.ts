@@ -106,7 +106,7 @@ describe('the chat page', () => {
       const tools = page.locator('.ac-tool');
       expect(await tools.locator('.ac-tool-name').allTextContents()).toEqual(['compare_sources', 'explain_difference']);
       expect(await tools.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-status')))).toEqual(['ok', 'ok']);
-      expect(await tools.first().locator('.ac-tool-time').textContent()).toMatch(/\d ms$/);
+      expect(await tools.first().locator('.ac-tool-time').textContent()).toMatch(/\d (ms|s)$/); // a duration; how long depends on the machine
       expect(await tools.first().locator('.ac-tool-body').isVisible()).toBe(false);
       await tools.first().locator('summary').focus();
       await page.keyboard.press('Enter'); // keyboard opens it
