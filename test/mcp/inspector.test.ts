@@ -19,8 +19,8 @@ type Json = Record<string, any>;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KEY = 'mcp-inspector-key-4f0c2e8a71d9';
-/** The CLI's entry (`build/index.js` beside its package.json). */
-const inspector = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build/index.js');
+/** The CLI's command, `mcp-inspector-cli` (`build/cli.js` beside its package.json). */
+const inspector = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build/cli.js');
 
 let running: ListeningService;
 beforeAll(async () => {
@@ -34,7 +34,7 @@ afterAll(() => running.close());
  * directory, and fails unless a file is there.
  */
 async function inspect(args: string[], environment: Record<string, string> = {}): Promise<Json> {
-  const { stdout } = await promisify(execFile)(process.execPath, [inspector, ...args], {
+  const { stdout } = await promisify(execFile)(process.execPath, [inspector, '--cli', ...args], {
     cwd: path.join(root, 'src'),
     env: { ...process.env, ...environment },
     timeout: 90_000,
