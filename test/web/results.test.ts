@@ -24,6 +24,7 @@ type Call = { id: string; name: string; ok?: boolean; args: unknown; result: unk
 const results = await webModule<{
   viewsFor(call: Call, calls?: Call[], options?: { locale?: string }): View[];
   describeCall(call: Call, options?: { locale?: string; calls?: Call[] }): string;
+  answerViews(calls: Call[], options?: { locale?: string; earlierCalls?: Call[] }): View[];
 }>('results.js');
 
 const tools = new Map(dataAnalyst.tools.map((tool) => [tool.name, tool]));
@@ -178,5 +179,20 @@ describe('in proportion to the question', () => {
     const [, differences] = results.viewsFor(compare, calls);
     const status = differences!.columns.find((column) => column.key === 'status') as Column & { valueLabels: Record<string, string> };
     expect(status.valueLabels).toMatchObject({ major_diff: 'Major difference', only_in_a: 'Only in consolidation_mart ACTUAL' });
+  });
+});
+
+describe('an answer', () => {
+  it('shows the same table once when two calls return it', () => {
+    const query = (id: string, amount: number): Call =>
+      presented({ id, name: 'query_source', ok: true, args: { source: 'fi_reporting' }, result: { source: 'fi_reporting', measures: [{ name: 'amount' }], dimensions: ['currency'], rows: [{ currency: 'EUR', amount }] } });
+    expect(results.answerViews([query('q1', 2036800), query('q2', 2036800)]).map((view) => view.rows)).toEqual([[{ currency: 'EUR', amount: 2036800 }]]);
+    expect(results.answerViews([query('q1', 2036800), query('q2', 1926800)])).toHaveLength(2);
+    expect(results.answerViews(calls).map((view) => view.title)).toEqual([
+      'consolidation_mart ACTUAL vs consolidation_mart BUDGET: totals',
+      'consolidation_mart ACTUAL vs consolidation_mart BUDGET: largest differences',
+      'Gap by group account',
+      // The page of differences repeats the comparison's largest differences: shown once.
+    ]);
   });
 });

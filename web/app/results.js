@@ -212,6 +212,26 @@ export function viewsFor(call, calls = [], { locale = 'en-US' } = {}) {
   return views.map((view, index) => ({ ...view, id: `${call.id ?? call.name}-${index}`, tool: call.name }));
 }
 
+/**
+ * The views of an answer's calls, each table once: a view with the same columns and rows as one
+ * before it (the same query asked twice, a page repeating the comparison's rows) is left out.
+ * @param {Array<object>} calls the answer's calls
+ * @param {{locale?: string, earlierCalls?: Array<object>}} [options] earlierCalls: the conversation's
+ *   calls before this answer, naming the sides of a comparison referred to by id
+ * @returns {Array<object>} views as viewsFor makes them
+ * @example
+ * answerViews([query, query]).length // 1
+ */
+export function answerViews(calls, { locale = 'en-US', earlierCalls = [] } = {}) {
+  const seen = new Set();
+  return calls.flatMap((call) =>
+    viewsFor(call, [...calls, ...earlierCalls], { locale }).filter((view) => {
+      const signature = JSON.stringify([view.columns.map((column) => [column.key, column.label]), view.rows]);
+      return !seen.has(signature) && Boolean(seen.add(signature));
+    }),
+  );
+}
+
 /** A result without a presentation: its first list of records becomes a table. */
 function genericViews(result, name) {
   for (const [key, value] of Object.entries(result)) {

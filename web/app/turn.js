@@ -14,7 +14,7 @@ import { decorateFigures, replacedAnswer } from './figures.js';
 import { h } from './dom.js';
 import { formatDuration, formatNumber, humanize } from './format.js';
 import { renderAnswer } from './markdown.js';
-import { viewsFor } from './results.js';
+import { answerViews } from './results.js';
 import { isOpen, renderTool } from './tools.js';
 import { renderView } from './views.js';
 
@@ -80,18 +80,12 @@ export function createTurn(question, { locale, viewContext, charts, earlierCalls
   /** The views of `calls`, each table once; `folded`: behind a "Show table" toggle, charts drawn when it opens. */
   function showResults(calls, { folded = false } = {}) {
     clearCharts();
-    const seen = new Set();
     const elements = [];
     const pending = [];
-    for (const call of calls) {
-      for (const view of viewsFor(call, [...calls, ...earlierCalls], { locale })) {
-        const signature = JSON.stringify([view.columns.map((column) => [column.key, column.label]), view.rows]);
-        if (seen.has(signature)) continue;
-        seen.add(signature);
-        const { element: viewElement, charts: drawn } = renderView(view, viewContext);
-        elements.push(viewElement);
-        pending.push(...drawn);
-      }
+    for (const view of answerViews(calls, { locale, earlierCalls })) {
+      const { element: viewElement, charts: drawn } = renderView(view, viewContext);
+      elements.push(viewElement);
+      pending.push(...drawn);
     }
     if (!folded || !elements.length) {
       results.replaceChildren(...elements);
