@@ -7,6 +7,9 @@
  *   const outcome = await kit.run('my_tool', { source: 'fi_reporting' });
  *   expect(outcome).toMatchObject({ ok: true, result: { ... } });
  *   await kit.close();
+ *
+ * A skill's tests import skillTestKit from the skill SDK (src/skills/api.ts, via sdk/testing.ts,
+ * which loads this module on first use); the service's own tests may import this module directly.
  */
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
