@@ -1,9 +1,11 @@
 /**
  * Measures how /health answers while a large comparison runs: starts the real service on a
  * generated database, sends one compare_sources over HTTP, and polls /health until it returns.
- * The poller, the percentile and the free port are also the load test's (scripts/load.ts).
+ * The poller, the percentile, the free port and `npm start`'s command are also the load test's
+ * (scripts/load.ts) and the cold-start figure's (coldStart.ts).
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { projectRoot } from '../src/config/config.ts';
@@ -16,6 +18,19 @@ export interface HealthFigures {
   health_p50_ms: number;
   health_p99_ms: number;
   health_max_ms: number;
+}
+
+/**
+ * The node arguments of an npm script such as `exec node --import tsx src/main.ts`.
+ * @example
+ * scriptCommand('mcp'); // ['scripts/launch.mjs', 'src/mcp/stdio.ts'] (whatever package.json says)
+ */
+export function scriptCommand(script: string): string[] {
+  const scripts = (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const words = (scripts[script] ?? '').trim().split(/\s+/);
+  while (words[0] === 'exec') words.shift();
+  if (words[0] !== 'node') throw new Error(`npm run ${script} does not start node directly: '${scripts[script]}'`);
+  return words.slice(1);
 }
 
 /**
@@ -80,7 +95,8 @@ export function pollHealth(origin: string, pauseMs: number): { stop(): Promise<n
 /** Runs the probe against `databasePath` (rows per source) and stops the service afterwards. */
 export async function probeHealth(databasePath: string, rows: number): Promise<HealthFigures> {
   const port = await freePort();
-  const service = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/main.ts')], {
+  const service = spawn(process.execPath, scriptCommand('start'), {
+    cwd: projectRoot,
     env: { ...process.env, PORT: String(port), DATA_DB: databasePath, LOG_LEVEL: 'warn', MODEL_PROVIDER: 'offline', QUERY_TIMEOUT_MS: '600000' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -2,11 +2,13 @@
  * `npm run bench`: reconciliation speed and memory against each engine's floor (and, on SQLite,
  * the naive approach), at 100 k, 1 M and 10 M rows per source, low and high cardinality, on
  * SQLite, DuckDB, PostgreSQL (a throwaway server) and across engines (PostgreSQL + Parquet);
- * then /health latency while a 2 M-row comparison runs. Prints a table; `--out FILE` also
- * writes the figures as JSON.
+ * then /health latency while a 2 M-row comparison runs, then the cold start of the service and
+ * of the MCP stdio server (coldStart.ts). Prints a table; `--out FILE` also writes the figures
+ * as JSON.
  *
  *   npm run bench -- [--sizes 100k,1m,10m] [--engines sqlite,duckdb,postgres,postgres+duckdb]
  *                    [--postgres-max 10m] [--out bench.json] [--runs 5] [--skip-health]
+ *                    [--skip-cold-start] [--only-cold-start]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -16,6 +18,7 @@ import { projectRoot } from '../src/config/config.ts';
 import { generateDatabase } from '../data/scale/generateDatabase.ts';
 import { parseCases, parseSize, type BenchCase } from './cases.ts';
 import { ENGINES, EnginePreparer, type BenchEngine, type EngineSetup } from './engines.ts';
+import { describeColdStart, measureColdStart } from './coldStart.ts';
 import { probeHealth } from './healthProbe.ts';
 
 interface Figure {
@@ -35,6 +38,8 @@ const { values } = parseArgs({
     out: { type: 'string' },
     runs: { type: 'string', default: '5' },
     'skip-health': { type: 'boolean', default: false },
+    'skip-cold-start': { type: 'boolean', default: false },
+    'only-cold-start': { type: 'boolean', default: false },
     'naive-limit': { type: 'string', default: '10000000' },
     engines: { type: 'string', default: ENGINES.join(',') },
     // Loading 10 M rows per source into PostgreSQL takes minutes: lower this to skip its largest cases.
@@ -71,6 +76,7 @@ function measure(approach: 'ours' | 'floor' | 'naive', setup: EngineSetup, bench
 }
 
 async function main() {
+  if (values['only-cold-start']) return void (await runColdStart());
   const cases = parseCases(values.sizes!);
   const engines = values.engines!.split(',').map((name) => name.trim()) as BenchEngine[];
   for (const engine of engines) if (!ENGINES.includes(engine)) throw new Error(`unknown engine '${engine}': use ${ENGINES.join(', ')}`);
@@ -103,6 +109,16 @@ async function main() {
     if (health) writeFileSync(values.out.replace(/(\.json)?$/, '.health.json'), `${JSON.stringify(health, null, 2)}\n`);
     process.stderr.write(`wrote ${values.out}\n`);
   }
+  if (!values['skip-cold-start']) await runColdStart();
+}
+
+async function runColdStart() {
+  const runs = Number(values.runs);
+  process.stderr.write(`cold start: starting the service ${runs} times, then the MCP stdio server ${runs} times…\n`);
+  const figures = await measureColdStart(runs);
+  console.log(`\n${describeColdStart(figures)}`);
+  if (values.out) writeFileSync(values.out.replace(/(\.json)?$/, '.coldstart.json'), `${JSON.stringify(figures, null, 2)}\n`);
+  return figures;
 }
 
 async function runHealth() {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../bench/healthProbe.ts';
+import { freePort, scriptCommand } from '../bench/healthProbe.ts';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -32,7 +32,8 @@ export async function startService(environment: (directory: string) => Record<st
   const directory = mkdtempSync(path.join(os.tmpdir(), 'analyst-load-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // What `npm start` runs (the built service), without npm in between.
+  const child: ChildProcess = spawn(process.execPath, scriptCommand('start'), {
     cwd: projectRoot,
     // Request logs off (warn): the figures measure the service, not its logging.
     env: {
