@@ -127,6 +127,9 @@ describe('a comparison on a phone (390 px)', () => {
       const descriptions = await lastTurn().locator('.ac-tool-desc').allTextContents();
       expect(descriptions).toEqual(['Compared fi_reporting with bpc_reporting for company 1000, December 2024 · amount', 'Explained the gap between fi_reporting and bpc_reporting']);
       expect(descriptions.join(' ')).not.toMatch(/cmp_/);
+      // On a phone the row shows what the call did in place of the tool's name.
+      expect(await lastTurn().locator('.ac-tool-desc').first().isVisible()).toBe(true);
+      expect(await lastTurn().locator('.ac-tool-name').first().isVisible()).toBe(false);
 
       // A breakdown of one "(blank)" row is no explanation: said in words, not shown as a table.
       const titles = await lastTurn().locator('.ac-view-title').allTextContents();
