@@ -206,9 +206,14 @@ describe('MCP 2026-07-28 endpoint guards', () => {
     }
   });
 
-  it('answers a revision it does not serve with the versions it does', async () => {
+  it('answers a revision it does not serve with the versions it does, and headers the body contradicts with -32020', async () => {
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2027-01-01', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
     const answer = await post({ authorization: `Bearer ${KEY}`, 'mcp-protocol-version': '2027-01-01', 'mcp-method': 'tools/list' }, { jsonrpc: '2.0', id: 9, method: 'tools/list', params: { _meta: meta } });
     expect(answer.body.error).toMatchObject({ code: -32022, data: { supported: [CURRENT] } });
+    // The headers a load balancer may route on must agree with the body; the revision has no ping.
+    const unnamed = await currentRequest(10, 'tools/call', { name: 'list_sources', arguments: {} }, { 'mcp-name': 'compare_sources' });
+    expect([unnamed.status, unnamed.body.error?.code]).toEqual([400, -32020]);
+    const ping = await currentRequest(11, 'ping');
+    expect([ping.status, ping.body.error?.code]).toEqual([404, -32601]);
   });
 });
