@@ -1,6 +1,6 @@
 /**
  * MCP over Streamable HTTP against the real service on a real socket, driven by the SDK's own
- * client: the tools with the schemas GET /skills publishes, compare_sources with the sample's
+ * v1 client (revision 2025-11-25; 2026-07-28 is revisions.test.ts): the tools with the schemas GET /skills publishes, compare_sources with the sample's
  * figures (the same result as POST /tools), structured errors, the knowledge as resources, the
  * instructions as a prompt; and the guards every API route has: 401 without a key, 403 for a
  * foreign Origin or Host, 405 for GET/DELETE (stateless endpoint), 400 for a JSON-RPC batch.
