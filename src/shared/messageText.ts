@@ -5,9 +5,9 @@
  * another. The text helpers live here too so the note and the tool summaries shorten alike.
  */
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import { isObject, type Json } from './json.ts';
 
-/** A parsed JSON object, as tool results are read. */
-export type Json = Record<string, unknown>;
+export { isObject, type Json } from './json.ts';
 
 /** Characters the content takes on the wire: text blocks as text, any other block as its JSON. */
 export function contentChars(content: BaseMessage['content']): number {
@@ -57,11 +57,6 @@ export function wireToolCalls(message: AIMessage): WireToolCall[] {
 
 // -------------------------------------------------------------------------------------------
 // Text helpers
-
-/** A plain object (not null, not an array), so its fields can be read. */
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Whitespace collapsed to single spaces and trimmed: summaries and notes are read as one line each. */
 export function oneLine(text: string): string {

@@ -19,4 +19,4 @@ export { countText, describeFilters, errorAnswer, failedStep, listOf, sideLabels
 // "3 rows", "Group account" from group_account: the words the web chat and the answers share.
 export { humanize, plural } from '../presentation.ts';
 // A tool result (or any JSON value) read as an object, and its type.
-export { isObject, type Json } from '../../shared/messageText.ts';
+export { isObject, type Json } from '../../shared/json.ts';
