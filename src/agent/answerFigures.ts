@@ -5,18 +5,11 @@
  * data keeps its receipt (that turn's tool call id).
  */
 import { HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import { checkAnswer, type CheckedFigure, type Receipt, type ToolResult } from '../receipts/index.ts';
-import type { ToolCallRecord } from './toolExecution.ts';
+import { checkAnswer, type ToolResult } from '../receipts/index.ts';
+import type { AnswerFigure, ToolCallRecord } from '../sessions/storedTurn.ts';
 
-/** A figure as POST /chat returns it: the span as written, the value read, what it is, its receipt. */
-export interface AnswerFigure {
-  text: string;
-  start: number;
-  end: number;
-  value: number;
-  kind: CheckedFigure['kind'];
-  receipt: Receipt;
-}
+/** Declared by the sessions layer, which stores it with the turn. */
+export type { AnswerFigure };
 
 /**
  * The figures of `answer` with their receipts.

@@ -3,7 +3,7 @@
  * it answers or the per-question budget of model calls is spent. The messages it returns
  * always form a valid conversation to continue from.
  */
-import { answerFigures, repairRequest, unverifiedTexts, type AnswerFigure } from './answerFigures.ts';
+import { answerFigures, repairRequest, unverifiedTexts } from './answerFigures.ts';
 import { AIMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import type { BoundChatModel, ChatModelWithTools } from '../model/chatModel.ts';
 import { toModelProviderError } from '../model/providerErrors.ts';
@@ -16,44 +16,16 @@ import { allTools, boundTools, type BoundTools } from './toolBinding.ts';
 import type { AgentEventListener } from './events.ts';
 import { hasToolCalls, reachedModelCallLimit } from './stopConditions.ts';
 import { summariseFindings, summariseUnfinishedRun } from './unfinishedRun.ts';
-import { executeToolCalls, type ToolCallRecord } from './toolExecution.ts';
+import { executeToolCalls } from './toolExecution.ts';
+import type { AnswerFigure, CallUsage, StopReason, ToolCallRecord, Usage } from '../sessions/storedTurn.ts';
 import { normaliseAssistantMessage, prepareMessages, questionMessage } from './turnPreparation.ts';
 import type { RunHooks } from './hooks.ts';
 
 /** Re-exported for callers that used to find it here; it is defined in src/model. */
 export type { ChatModelWithTools } from '../model/chatModel.ts';
 
-export interface Usage {
-  input_tokens: number;
-  output_tokens: number;
-  total_tokens: number;
-  /** Estimated tokens of the prompt sent with the question (system prompt, fitted history, question). */
-  prompt_tokens: number;
-  /** Each model call, in order (absent in turns stored before it was reported). */
-  calls?: CallUsage[];
-  /** Estimated tokens of the tool definitions, summed over the calls. */
-  tool_definition_tokens?: number;
-  /** The definitions' share of the estimated prompt tokens of all calls (0 to 1). */
-  tool_definition_share?: number;
-}
-
-/** What one model call was sent. */
-export interface CallUsage {
-  /** Input tokens the provider reported for the call (0 when it reports none). */
-  input_tokens: number;
-  /** Estimated tokens of the whole call: messages and tool definitions. */
-  prompt_tokens: number;
-  /** Estimated tokens of the tool definitions bound to the call. */
-  tool_definition_tokens: number;
-  /** How many tools were bound. */
-  tools: number;
-}
-
-/**
- * `provider_error` marks a stored turn the model provider could not finish, `client_stopped` one
- * the client stopped (went away) before the answer was written (see progressOf).
- */
-export type StopReason = 'completed' | 'max_iterations' | 'provider_error' | 'client_stopped';
+/** A stored turn's parts are declared by the sessions layer, which keeps them; the agent produces them. */
+export type { CallUsage, StopReason, Usage };
 
 export interface AgentRunResult {
   answer: string;

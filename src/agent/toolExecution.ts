@@ -3,24 +3,17 @@
  * carrying its id. A failing tool yields a structured error result; it never throws.
  */
 import { ToolMessage } from '@langchain/core/messages';
-import type { PresentationSpec, ToolContext } from '../skills/api.ts';
+import type { ToolContext } from '../skills/api.ts';
 import type { SkillRegistry, ToolOutcome } from '../skills/registry.ts';
 import { MAX_TOOL_RESULT_CHARS } from './constants.ts';
 import { compactResult, type AgentEventListener } from './events.ts';
 import type { PendingToolCall } from './turnPreparation.ts';
 import type { RunHooks } from './hooks.ts';
+import type { ToolCallRecord } from '../sessions/storedTurn.ts';
 
 /** What the API reports about each tool call. */
-export interface ToolCallRecord {
-  id: string;
-  name: string;
-  args: unknown;
-  ok: boolean;
-  result: unknown;
-  duration_ms: number;
-  /** How the web chat shows the result, when the tool says (its `present`). */
-  presentation?: PresentationSpec;
-}
+/** Declared by the sessions layer, which stores it. */
+export type { ToolCallRecord };
 
 /**
  * Executes the calls sequentially (later calls may depend on earlier side effects in future skills).

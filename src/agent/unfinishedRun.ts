@@ -3,7 +3,7 @@
  * tool calls found, so the work done is not lost. Each finding is the tool's own one-line
  * summary (`summarize`), or a generic line for a tool without one.
  */
-import type { ToolCallRecord } from './toolExecution.ts';
+import type { ToolCallRecord } from '../sessions/storedTurn.ts';
 import type { ToolSummaries } from './toolResultSummary.ts';
 
 /**

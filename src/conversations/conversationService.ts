@@ -7,8 +7,9 @@
 import { AIMessage } from '@langchain/core/messages';
 import type { AgentEventListener } from '../agent/events.ts';
 import type { RunHooks } from '../agent/hooks.ts';
+import { HISTORY_TURNS_READ } from '../agent/constants.ts';
 import type { AnswerCheckMode } from '../config/config.ts';
-import { progressOf, runAgent, type AgentRunResult, type StopReason, type TurnProgress } from '../agent/runLoop.ts';
+import { progressOf, runAgent, type AgentRunResult, type TurnProgress } from '../agent/runLoop.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { forCaller, type DataAccess } from '../data/dataAccess.ts';
 import { ModelProviderError } from '../errors/index.ts';
@@ -19,6 +20,7 @@ import { withPresentValues } from '../scopes/presentValues.ts';
 import type { HiddenData } from '../scopes/hiddenWords.ts';
 import { ScopedViews } from '../scopes/scopedView.ts';
 import type { SessionSummary } from '../sessions/sessionRecords.ts';
+import type { StopReason } from '../sessions/storedTurn.ts';
 import type { SessionStore } from '../sessions/sessionStore.ts';
 import type { KnowledgeBase, SessionState, ToolContext } from '../skills/api.ts';
 import type { SkillRegistry, ToolOutcome } from '../skills/registry.ts';
@@ -124,7 +126,7 @@ export class ConversationService {
       if (!current) throw new SessionGoneError(session.id);
       if (current.turns >= this.maxTurns) throw new TurnLimitError(session.id, this.maxTurns);
       // The last turns only (and how many older ones exist): the read does not grow with the conversation.
-      const { messages: history, omittedTurns } = await sessions.recentHistory(session.id, owner);
+      const { messages: history, omittedTurns } = await sessions.recentHistory(session.id, owner, HISTORY_TURNS_READ);
       const startedAt = new Date();
       let run: AgentRunResult;
       try {

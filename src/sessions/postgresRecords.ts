@@ -9,7 +9,6 @@
 import { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type StoredMessage } from '@langchain/core/messages';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { HISTORY_TURNS_READ } from '../agent/constants.ts';
 import { StorageUnavailableError } from '../errors/index.ts';
 import { isConnectionFailure, type PostgresHealth } from './postgresHealth.ts';
 import type { Lease } from './postgresLease.ts';
@@ -54,17 +53,18 @@ export class PostgresRecords {
     return rows[0] ? summaryOfRow(rows[0]) : undefined;
   }
 
-  async recentHistory(id: string, owner?: string): Promise<RecentHistory> {
+  /** The messages of the last `limit` turns (every turn without one). */
+  async recentHistory(id: string, owner?: string, limit?: number): Promise<RecentHistory> {
     // One statement: the turn count and the messages of the last turns come from one snapshot.
-    const params: unknown[] = [id, this.cutoff(), HISTORY_TURNS_READ];
+    const params: unknown[] = [id, this.cutoff(), limit ?? null];
     const rows = await this.query<{ turns: number; message: StoredMessage | null }>(
       `SELECT s.turns, m.message FROM sessions s
-       LEFT JOIN messages m ON m.session_id = s.id AND m.turn_seq > greatest(0, s.turns - $3)
+       LEFT JOIN messages m ON m.session_id = s.id AND m.turn_seq > greatest(0, s.turns - coalesce($3::integer, s.turns))
        WHERE s.id = $1 AND s.updated_at >= $2 AND s.${ownedBy(owner, params)} ORDER BY m.seq`,
       params,
     );
     const stored = rows.flatMap((row) => (row.message ? [row.message] : []));
-    return { messages: mapStoredMessagesToChatMessages(stored), omittedTurns: Math.max(0, (rows[0]?.turns ?? 0) - HISTORY_TURNS_READ) };
+    return { messages: mapStoredMessagesToChatMessages(stored), omittedTurns: limit === undefined ? 0 : Math.max(0, (rows[0]?.turns ?? 0) - limit) };
   }
 
   /**

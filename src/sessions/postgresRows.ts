@@ -3,9 +3,7 @@
  * records as the SQLite store's (sessionRows.ts), from PostgreSQL's types (timestamptz comes
  * back as a Date, json already parsed, booleans as booleans).
  */
-import type { AnswerFigure } from '../agent/answerFigures.ts';
-import type { Usage } from '../agent/runLoop.ts';
-import type { ToolCallRecord } from '../agent/toolExecution.ts';
+import type { AnswerFigure, ToolCallRecord, Usage } from './storedTurn.ts';
 import type { SessionSummary, TurnRecord } from './sessionRecords.ts';
 
 export interface PostgresSessionRow {

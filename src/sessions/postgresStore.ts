@@ -100,8 +100,8 @@ export class PostgresStore implements SessionStore {
     return this.records.get(id, owner);
   }
 
-  recentHistory(id: string, owner?: string): Promise<RecentHistory> {
-    return this.records.recentHistory(id, owner);
+  recentHistory(id: string, owner?: string, limit?: number): Promise<RecentHistory> {
+    return this.records.recentHistory(id, owner, limit);
   }
 
   /**

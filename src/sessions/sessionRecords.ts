@@ -3,15 +3,23 @@
  * store, and sessions and turns as the history API shows them. Kept apart from the store so
  * the routes and tests that only need the shapes do not depend on SQLite.
  */
-import type { AgentRunResult, Usage } from '../agent/runLoop.ts';
-import type { ToolCallRecord } from '../agent/toolExecution.ts';
-import type { AnswerFigure } from '../agent/answerFigures.ts';
+import type { BaseMessage } from '@langchain/core/messages';
+import type { AnswerFigure, StopReason, ToolCallRecord, Usage } from './storedTurn.ts';
 
 /** Titles are the first question, cut to this many characters. */
 const TITLE_CHARS = 80;
 
-/** One answered question, as /chat hands it over. */
-export interface TurnInput extends Pick<AgentRunResult, 'messages' | 'answer' | 'finished' | 'stopReason' | 'iterations' | 'toolCalls' | 'usage'> {
+/** One answered question, as /chat hands it over (the agent's run result has these fields). */
+export interface TurnInput {
+  /** This turn's messages (question, assistant and tool messages, final answer). */
+  messages: BaseMessage[];
+  answer: string;
+  finished: boolean;
+  stopReason: StopReason;
+  /** Model calls made for this question. */
+  iterations: number;
+  toolCalls: ToolCallRecord[];
+  usage: Usage;
   /** The answer's figures with their receipts; absent for a turn that ended without an answer. */
   figures?: AnswerFigure[] | undefined;
   question: string;

@@ -3,10 +3,8 @@
  * the records the API shows. The SQL sits next to the row types it returns so the two change
  * together; the schema itself is in appDatabase.ts.
  */
-import type { AnswerFigure } from '../agent/answerFigures.ts';
 import type Database from 'better-sqlite3';
-import type { Usage } from '../agent/runLoop.ts';
-import type { ToolCallRecord } from '../agent/toolExecution.ts';
+import type { AnswerFigure, ToolCallRecord, Usage } from './storedTurn.ts';
 import type { SessionSummary, TurnRecord } from './sessionRecords.ts';
 
 export interface SessionRow {

@@ -35,7 +35,7 @@ export interface RecentHistory {
  * @example
  * const session = await store.create(owner);
  * await store.runExclusive(session.id, async () => {
- *   const { messages } = await store.recentHistory(session.id, owner);
+ *   const { messages } = await store.recentHistory(session.id, owner, 50);
  *   await store.appendTurn(session.id, turn);
  * });
  */
@@ -44,8 +44,12 @@ export interface SessionStore {
   create(owner?: string): Promise<SessionSummary>;
   /** The session, or undefined when unknown, deleted, expired or another owner's. */
   get(id: string, owner?: string): Promise<SessionSummary | undefined>;
-  /** The messages the model gets as history (the last HISTORY_TURNS_READ turns); empty for a session `get` would not find. */
-  recentHistory(id: string, owner?: string): Promise<RecentHistory>;
+  /**
+   * The messages of the last `limit` stored turns (every turn without one), as openai-agents-js's
+   * `getItems(limit)`: how much history a question takes is the caller's choice, not the store's.
+   * Empty for a session `get` would not find.
+   */
+  recentHistory(id: string, owner?: string, limit?: number): Promise<RecentHistory>;
   /** Stores one turn durably. Resolves false when the session no longer exists (nothing stored). */
   appendTurn(id: string, turn: TurnInput): Promise<boolean>;
   /** Sessions, most recently updated first. Rejects with RangeError for a bad limit or cursor. */

@@ -9,7 +9,6 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from '@langchain/core/messages';
-import { HISTORY_TURNS_READ } from '../agent/constants.ts';
 import { ConfigurationError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
 import { openAppDatabase } from './appDatabase.ts';
@@ -31,13 +30,12 @@ export interface Session {
   /** Turns stored when the session was read. */
   turns: number;
   /**
-   * The model history: the messages of the last HISTORY_TURNS_READ stored turns, in order. Read
-   * from the database each time it is accessed, so inside `runExclusive` it includes every turn
-   * committed before.
+   * Every stored message, in order. Read from the database each time it is accessed, so inside
+   * `runExclusive` it includes every turn committed before.
    */
   readonly messages: BaseMessage[];
-  /** `messages` with the number of older stored turns left out of it (counted, never read). */
-  recentHistory(): { messages: BaseMessage[]; omittedTurns: number };
+  /** The messages of the last `limit` turns (every turn without one), with the number of older turns left out (counted, never read). */
+  recentHistory(limit?: number): { messages: BaseMessage[]; omittedTurns: number };
 }
 
 export interface SqliteSessionStoreOptions {
@@ -260,8 +258,8 @@ export class SqliteSessionStore {
   private sessionFrom(row: SessionRow): Session {
     const statements = this.statements;
     // Only the last turns are read and parsed: a question costs the same on turn 5 and turn 500.
-    const recentHistory = () => {
-      const omittedTurns = Math.max(0, (statements.session.get(row.id)?.turns ?? 0) - HISTORY_TURNS_READ);
+    const recentHistory = (limit?: number) => {
+      const omittedTurns = limit === undefined ? 0 : Math.max(0, (statements.session.get(row.id)?.turns ?? 0) - limit);
       const stored = statements.recentMessages.all(row.id, omittedTurns).map((r) => JSON.parse(r.message) as StoredMessage);
       return { messages: mapStoredMessagesToChatMessages(stored), omittedTurns };
     };

@@ -32,8 +32,8 @@ export class SqliteStore implements SessionStore {
     });
   }
 
-  recentHistory(id: string, owner?: string): Promise<RecentHistory> {
-    return settle(() => this.engine.get(id, owner)?.recentHistory() ?? { messages: [], omittedTurns: 0 });
+  recentHistory(id: string, owner?: string, limit?: number): Promise<RecentHistory> {
+    return settle(() => this.engine.get(id, owner)?.recentHistory(limit) ?? { messages: [], omittedTurns: 0 });
   }
 
   appendTurn(id: string, turn: TurnInput): Promise<boolean> {

@@ -26,7 +26,7 @@ afterAll(() => store?.close());
 
 describe('reading the history of a long conversation', () => {
   it(`reads the messages of the last ${HISTORY_TURNS_READ} turns only, and counts the older ones`, () => {
-    const { messages, omittedTurns } = store.get(id)!.recentHistory();
+    const { messages, omittedTurns } = store.get(id)!.recentHistory(HISTORY_TURNS_READ);
     expect(omittedTurns).toBe(TURNS - HISTORY_TURNS_READ);
     const questions = messages.filter((message) => HumanMessage.isInstance(message)).map((message) => textOf(message.content));
     expect(questions).toHaveLength(HISTORY_TURNS_READ);
@@ -36,6 +36,12 @@ describe('reading the history of a long conversation', () => {
     expect(store.history(id)!.turnRecords).toHaveLength(TURNS);
   });
 
+  it('reads every turn when the caller passes no limit (as getItems() without one)', () => {
+    const { messages, omittedTurns } = store.get(id)!.recentHistory();
+    expect(omittedTurns).toBe(0);
+    expect(messages.filter((message) => HumanMessage.isInstance(message))).toHaveLength(TURNS);
+  });
+
   it('costs the same to read at 3× the length: only the last turns\' messages are parsed', () => {
     const short = store.create().id;
     for (let turn = 1; turn <= HISTORY_TURNS_READ; turn += 1) store.appendTurn(short, sampleTurn(`q ${turn}`, turn));
@@ -43,7 +49,7 @@ describe('reading the history of a long conversation', () => {
     const decoded = (session: string) => {
       const parse = vi.spyOn(JSON, 'parse');
       try {
-        store.get(session)!.recentHistory();
+        store.get(session)!.recentHistory(HISTORY_TURNS_READ);
         return parse.mock.calls.length;
       } finally {
         parse.mockRestore();
@@ -55,7 +61,7 @@ describe('reading the history of a long conversation', () => {
   });
 
   it('names the turns never read in the summary note the model gets', () => {
-    const { messages, omittedTurns } = store.get(id)!.recentHistory();
+    const { messages, omittedTurns } = store.get(id)!.recentHistory(HISTORY_TURNS_READ);
     const fitted = fitHistory(messages, { maxTokens: 100_000, keepRecentTurns: 2 }, omittedTurns);
     const note = fitted.messages[0]!;
     expect(SystemMessage.isInstance(note)).toBe(true);

@@ -93,6 +93,10 @@ describe('PostgresStore: schema and durability', () => {
     const { messages } = await reopened.recentHistory(session.id);
     expectSameMessages(messages, [...first.messages, ...second.messages]);
     expect(messages[0]).toBeInstanceOf(HumanMessage);
+    // The caller chooses how many turns it reads (as getItems(limit)); the older ones are counted.
+    const last = await reopened.recentHistory(session.id, undefined, 1);
+    expectSameMessages(last.messages, second.messages);
+    expect(last.omittedTurns).toBe(1);
     const history = (await reopened.history(session.id))!;
     expect(history.turnRecords).toEqual([
       { seq: 1, question: first.question, answer: first.answer, finished: true, stopReason: 'completed', iterations: 2, toolCalls: first.toolCalls, usage: first.usage, startedAt: first.startedAt, finishedAt: first.finishedAt },
