@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Catalog } from '../catalog/catalog.ts';
-import type { KnowledgeConcerns } from '../skills/api.ts';
+import type { KnowledgeConcerns } from '../skills/sdk/tools.ts';
 import type { SkillProblem } from '../skills/manifest.ts';
 import { readFrontMatter } from './frontMatter.ts';
 import { knowledgeFiles } from './knowledgeBase.ts';

@@ -15,7 +15,7 @@
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { ConfigurationError } from '../errors/index.ts';
-import type { KnowledgeConcerns } from '../skills/api.ts';
+import type { KnowledgeConcerns } from '../skills/sdk/tools.ts';
 
 export interface KnowledgeFrontMatter {
   /** What every passage of the file concerns. */

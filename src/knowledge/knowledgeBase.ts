@@ -13,7 +13,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigurationError, ToolError } from '../errors/index.ts';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
-import type { KnowledgeBase, KnowledgePassage } from '../skills/api.ts';
+import type { KnowledgeBase, KnowledgePassage } from '../skills/sdk/tools.ts';
 import { withoutFrontMatter } from './frontMatter.ts';
 import { HEADING_SEPARATOR, splitMarkdown, withoutClosingHashes, type Passage } from './passages.ts';
 import { matchExpression, phraseExpression, searchPhrases, searchTerms } from './query.ts';

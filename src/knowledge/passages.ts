@@ -6,7 +6,7 @@
  * its file's front matter declares it concerns (frontMatter.ts), never the front matter's text.
  */
 import { ConfigurationError } from '../errors/index.ts';
-import type { KnowledgeConcerns } from '../skills/api.ts';
+import type { KnowledgeConcerns } from '../skills/sdk/tools.ts';
 import { mergeConcerns, readFrontMatter } from './frontMatter.ts';
 
 /** One searchable unit of a knowledge file. */

@@ -7,7 +7,7 @@
  * declares it concerns (front matter, src/knowledge/frontMatter.ts) is all visible.
  */
 import type { Catalog, Source } from '../catalog/catalog.ts';
-import type { KnowledgeConcerns } from '../skills/api.ts';
+import type { KnowledgeConcerns } from '../skills/sdk/tools.ts';
 
 /** What a scoped key must not read about. */
 export interface HiddenData {

@@ -8,7 +8,7 @@
 import type { Catalog } from '../catalog/catalog.ts';
 import type { DataAccess } from '../data/dataAccess.ts';
 import { restrictRows } from '../data/restrictedData.ts';
-import type { KnowledgeBase } from '../skills/api.ts';
+import type { KnowledgeBase } from '../skills/sdk/tools.ts';
 import { describeScope, type DataScope } from './dataScope.ts';
 import { showsPassage, type HiddenData } from './hiddenWords.ts';
 import { scopeCatalog } from './scopedCatalog.ts';

@@ -12,7 +12,8 @@ import type { Source } from '../catalog/catalog.ts';
 import type { Condition } from '../catalog/filters.ts';
 import { closestMatch, closestName } from '../shared/closestMatch.ts';
 import { distinctValues, valueExists } from '../data/lookups.ts';
-import { ToolError, type ToolContext } from './api.ts';
+import { ToolError } from '../errors/index.ts';
+import type { ToolContext } from './sdk/tools.ts';
 
 /** Valid values listed when a filter value does not exist. */
 const VALUE_CHOICES_LISTED = 50;

@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { withoutMentions } from '../scopes/hiddenWords.ts';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
 import { nameArgument } from '../shared/inputLimits.ts';
-import { defineTool, ToolError, type ToolDefinition } from './api.ts';
+import { ToolError } from '../errors/index.ts';
+import { defineTool, type ToolDefinition } from './sdk/tools.ts';
 import type { Skill } from './loader.ts';
 import { LOAD_SKILL_TOOL_NAME } from './toolShape.ts';
 

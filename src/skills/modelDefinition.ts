@@ -9,7 +9,7 @@
  * `GET /skills` and `POST /tools` keep publishing the full schema (toolShape.ts).
  */
 import { z } from 'zod';
-import type { ToolDefinition } from './api.ts';
+import type { ToolDefinition } from './sdk/tools.ts';
 
 /** A tool definition in the OpenAI chat-completions format, as bound to the model. */
 export interface ModelToolDefinition {

@@ -10,7 +10,7 @@ import { cut } from '../shared/messageText.ts';
 import type { z } from 'zod';
 import { ConfigurationError, ToolError, type ToolErrorPayload } from '../errors/index.ts';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
-import type { ToolContext, ToolDefinition } from './api.ts';
+import type { ToolContext, ToolDefinition } from './sdk/tools.ts';
 import { oversizedArgument, pathText } from './argumentGuard.ts';
 import { builtinSkill } from './loadSkillTool.ts';
 import type { Skill } from './loader.ts';

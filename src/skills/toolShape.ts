@@ -3,7 +3,7 @@
  * `npm run skill:check` (which reports every problem with its file and line).
  */
 import { z } from 'zod';
-import type { ToolDefinition } from './api.ts';
+import type { ToolDefinition } from './sdk/tools.ts';
 import { TOOL_NAME_PATTERN } from './manifest.ts';
 import { BRIEF_FOR_MODEL_KEY } from './modelDefinition.ts';
 
