@@ -1,7 +1,7 @@
 /**
  * The rows of find_duplicates' answer (findDuplicates.ts): each duplicate group and each pattern
  * (where duplicates sit) as the result lists them, and, for a pattern pinned to one context, the
- * scope's totals with and without the extra copies. The scan (duplicateScan.ts) finds them; this
+ * scope's totals with and without the extra copies. The scan (the SDK's scanDuplicates) finds them; this
  * shapes them for the answer.
  */
 import { roundAmount, type Dimension, type DuplicateGroup, type DuplicatePattern, type Filter, type Source, type ToolContext } from '../../src/skills/api.ts';
