@@ -93,7 +93,7 @@ async function main(command: EvalCommand): Promise<number> {
   try {
     questions = loadQuestionSet(command.questionsFile);
   } catch (error) {
-    if (!(error instanceof QuestionFileError)) throw error;
+    if (!QuestionFileError.isInstance(error)) throw error;
     process.stderr.write(`${error.message}\n`);
     return 2;
   }
@@ -112,7 +112,7 @@ async function main(command: EvalCommand): Promise<number> {
       onNotice: (message) => process.stderr.write(`${message}\n`),
     });
   } catch (error) {
-    if (!(error instanceof EvaluationAbortedError)) throw error;
+    if (!EvaluationAbortedError.isInstance(error)) throw error;
     process.stderr.write(`eval stopped: ${error.message}\n`);
     return 3;
   }

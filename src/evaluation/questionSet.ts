@@ -10,6 +10,7 @@ import path from 'node:path';
 import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { projectRoot } from '../config/config.ts';
+import { AnalystError } from '../errors/index.ts';
 
 /** The project's question set on the bundled sample data; `npm run eval` asks it by default. */
 export const projectQuestionFile = path.join(projectRoot, 'evaluation', 'questions.yaml');
@@ -60,9 +61,15 @@ export interface EvaluationQuestion {
   tags: string[];
 }
 
+const questionFileMarker = Symbol.for('analyst.error.question-file');
+
 /** A question file that cannot be used; the message lists every problem, one a line. */
-export class QuestionFileError extends Error {
-  override name = 'QuestionFileError';
+export class QuestionFileError extends AnalystError {
+  readonly [questionFileMarker] = true;
+
+  static override isInstance(error: unknown): error is QuestionFileError {
+    return typeof error === 'object' && error !== null && questionFileMarker in error;
+  }
 }
 
 /** A zod error message that says "is required" when the field is missing, `message` otherwise. */

@@ -11,6 +11,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { AnalystError } from '../errors/index.ts';
 import { outcomeOf, type Outcome } from './answerOutcome.ts';
 import type { EvaluationQuestion, Expectation } from './questionSet.ts';
 import { summarise, type EvaluationSummary } from './summary.ts';
@@ -74,9 +75,15 @@ export interface EvaluationOptions {
   onNotice?: (message: string) => void;
 }
 
+const abortedMarker = Symbol.for('analyst.error.evaluation-aborted');
+
 /** The run cannot go on: the service is unreachable, or refuses the key or the host. */
-export class EvaluationAbortedError extends Error {
-  override name = 'EvaluationAbortedError';
+export class EvaluationAbortedError extends AnalystError {
+  readonly [abortedMarker] = true;
+
+  static override isInstance(error: unknown): error is EvaluationAbortedError {
+    return typeof error === 'object' && error !== null && abortedMarker in error;
+  }
 }
 
 /** Waits for a 429 are honoured this many times per question, each at most MAX_WAIT_SECONDS. */
