@@ -228,8 +228,8 @@ async function main() {
     folder = await upToDate(skillsDirectory());
   } catch (error) {
     say(`cannot build ${argument} (${error.message.split('\n')[0]}); starting through tsx, which is slower`);
-    const { register } = await import('tsx/esm/api');
-    register();
+    // What `node --import tsx` loads: TypeScript for import and require alike.
+    await import('tsx');
     await import(pathToFileURL(path.join(root, argument)).href);
     return;
   }
