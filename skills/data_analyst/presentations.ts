@@ -236,7 +236,7 @@ export function presentExplanation(result: Row, input: Row): PresentationSpec {
       ],
       notes: first ? explanation : [],
       csvName: ['gap-by', name],
-      ...(first ? { chart: { kind: 'bar' as const, horizontal: true, label: `Difference by ${name}`, categories: ['value'], series: [{ key: 'difference', label: 'Difference' }] } } : {}),
+      ...(first ? { chart: { kind: 'bar' as const, horizontal: true, label: `Difference by ${humanize(name).toLowerCase()}`, categories: ['value'], series: [{ key: 'difference', label: 'Difference' }] } } : {}),
     });
   });
   if (records(result.one_sided).length) {

@@ -38,7 +38,7 @@ function table(rows: readonly Row[], rowsAt: string[], title: string, csvName: s
  */
 export function presentDuplicates(result: { source: string; finding: string; groups: Row[]; totals: Row[] }): PresentationSpec {
   return {
-    caption: result.source,
+    caption: `Looked for duplicated records in ${result.source}`,
     views: [
       ...table(result.groups, ['groups'], `${result.source}: duplicated records`, ['duplicates', result.source], [result.finding], ['differs_in']),
       ...table(result.totals, ['totals'], `${result.source}: duplicates by currency`, ['duplicate-totals', result.source], []),
@@ -60,7 +60,7 @@ export function presentBlanks(result: { source: string; finding: string; dimensi
   const views: ViewSpec[] = result.dimensions.length
     ? [{ title: `${result.source}: blank values`, subtitle: plural(result.dimensions.length, 'dimension'), rowsAt: ['dimensions'], columns, notes: [result.finding], csvName: ['blank-values', result.source] }]
     : [];
-  return { caption: result.source, views };
+  return { caption: `Looked for blank values in ${result.source}`, views };
 }
 
 /**
@@ -69,5 +69,5 @@ export function presentBlanks(result: { source: string; finding: string; dimensi
  * presentOutliers(result).views[0]?.title // 'fi_reporting: outlier periods'
  */
 export function presentOutliers(result: { source: string; finding: string; outliers: Row[] }): PresentationSpec {
-  return { caption: result.source, views: table(result.outliers, ['outliers'], `${result.source}: outlier periods`, ['outliers', result.source], [result.finding], ['expected_range', 'flagged_by']) };
+  return { caption: `Looked for outlier periods in ${result.source}`, views: table(result.outliers, ['outliers'], `${result.source}: outlier periods`, ['outliers', result.source], [result.finding], ['expected_range', 'flagged_by']) };
 }

@@ -64,7 +64,7 @@ export function presentComparison(result: ComparePeriodsResult, input: { source:
     notes: keys.length ? [] : (result.notes ?? []),
     csvName: ['movement_totals', result.source],
   });
-  return { caption: `${input.source} · ${result.measure.name} · ${result.label_a} → ${result.label_b}${keys.length ? ` by ${keys.join(', ')}` : ''}`, views };
+  return { caption: `Compared ${result.measure.name} in ${input.source}, ${result.label_a} → ${result.label_b}${keys.length ? `, by ${keys.join(', ')}` : ''}`, views };
 }
 
 /**
@@ -100,5 +100,5 @@ export function presentTrend(result: PeriodTrendResult, input: { source: string 
   if (result.rows.length >= 2) {
     view.chart = { kind: 'bar', label: `${humanize(result.measure.name)} per period`, categories: ['period'], series: [{ key: 'value', label: humanize(result.measure.name), ...(currency ? { splitBy: 'currency', splitBlank: 'no currency' } : {}) }], ...(currency ? { unitField: 'currency' } : {}) };
   }
-  return { caption: `${input.source} · ${result.measure.name} per period`, views: [view] };
+  return { caption: `Read ${result.measure.name} per period in ${input.source}`, views: [view] };
 }
