@@ -135,8 +135,10 @@ describe('npm start from the build', () => {
   it('loads a skill that does not build as TypeScript, so the error names its file', async () => {
     const skills = skillsDirectory('ping_tool');
     writeSkill(skills, 'broken', 'export default {{;\n');
-    const error = await launch(skills).catch((failure: unknown) => failure as Error);
-    expect(error).toBeInstanceOf(Error);
+    const error = await launch(skills).then(
+      () => new Error('the service started with a broken skill'),
+      (failure: unknown) => failure as Error,
+    );
     expect(error.message).toMatch(/skill broken does not build .*; it is loaded as TypeScript/);
     expect(error.message).toMatch(/Skill broken: .*broken[\\/]index\.ts failed to load/);
   }, 120_000);
