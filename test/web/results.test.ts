@@ -102,6 +102,13 @@ describe('a comparison of one source with itself', () => {
     expect(results.describeCall(explain)).not.toContain('cmp_');
   });
 
+  it('names the sources of a turn stored before the server named the sides', () => {
+    const { labels, ...stored } = compare.presentation as PresentationSpec;
+    expect(labels).toBeDefined();
+    const [totals] = results.viewsFor({ ...compare, presentation: stored }, [{ ...compare, presentation: stored }]);
+    expect(headers(totals!).slice(1, 3)).toEqual(['consolidation_mart', 'consolidation_mart']);
+  });
+
   it('marks the difference percentages to be signed and the periods to be read as periods', () => {
     const [totals, differences] = results.viewsFor(compare, calls);
     expect(totals!.columns.at(-1)).toMatchObject({ kind: 'percent', signedBy: 'difference' });

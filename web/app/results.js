@@ -60,7 +60,11 @@ export function sideNames(call, calls = [], { locale = 'en-US' } = {}) {
   const named = (candidate) => isRecord(candidate?.presentation?.labels) ? candidate : undefined;
   const id = call?.presentation?.sides?.comparison_id;
   const source = named(call) ?? (id ? calls.find((candidate) => candidate !== call && candidate?.presentation?.sides?.comparison_id === id && named(candidate)) : undefined);
-  if (!source) return UNNAMED_SIDES;
+  if (!source) {
+    // A turn stored before the server named the sides: its sources, as they are.
+    const sides = call?.presentation?.sides;
+    return typeof sides?.source_a === 'string' && typeof sides?.source_b === 'string' ? { a: sides.source_a, b: sides.source_b } : UNNAMED_SIDES;
+  }
   const options = { locale, fiscalYearStart: fiscalYearStartOf(source.presentation.fiscal_year_start) };
   const { a, b } = source.presentation.labels;
   return { a: fillPeriods(a ?? UNNAMED_SIDES.a, options), b: fillPeriods(b ?? UNNAMED_SIDES.b, options) };
