@@ -107,6 +107,47 @@ export function maxToolResultChars(roomTokens: number, calls: number): number {
   return Math.max(MIN_TOOL_RESULT_CHARS, Math.min(MAX_TOOL_RESULT_CHARS, share));
 }
 
+/**
+ * The one owner of fitting a question's model calls into the window: the run loop hands it the
+ * turn so far and the tool definitions' tokens, and asks for the prompt of the next call and
+ * the room its tool results may take; the history fitting (contextWindow.ts), the estimates
+ * (tokenEstimate.ts) and the tool-result summaries (toolResultSummary.ts) are its helpers.
+ * @example
+ * const fit = new CallFit(parts, model.contextTokens, turn, bound.tokens); // history fitted once
+ * fit.opening.promptTokens;                                // the question's prompt, estimated
+ * const { prompt, tokens } = fit.next(turn, bound.tokens);  // before each model call
+ * const chars = fit.toolResultChars(turn, next.tokens, calls.length);
+ */
+export class CallFit {
+  readonly budget: PromptBudget;
+  /** The prompt the question starts with (see fitQuestion); `promptTokens`: its estimate without the definitions. */
+  readonly opening: FittedPrompt & { promptTokens: number };
+  private current: FittedPrompt;
+
+  /** @throws ModelProviderError (context_too_small) when the question alone does not fit. */
+  constructor(
+    private readonly parts: PromptParts,
+    contextTokens: number | undefined,
+    turn: readonly BaseMessage[],
+    definitionTokens: number,
+  ) {
+    this.budget = promptBudget(contextTokens);
+    this.current = fitQuestion(parts, turn, definitionTokens, this.budget);
+    this.opening = { ...this.current, promptTokens: callTokens(this.current, turn, 0) };
+  }
+
+  /** The prompt of the next call (see fitCall) and its estimated tokens, definitions included. */
+  next(turn: readonly BaseMessage[], definitionTokens: number): { prompt: FittedPrompt; tokens: number } {
+    this.current = fitCall(this.parts, this.current, turn, definitionTokens, this.budget);
+    return { prompt: this.current, tokens: callTokens(this.current, turn, definitionTokens) };
+  }
+
+  /** The most characters each of `calls` tool results may take so the next call (with `definitionTokens`) still fits. */
+  toolResultChars(turn: readonly BaseMessage[], definitionTokens: number, calls: number): number {
+    return maxToolResultChars(this.budget.promptTokens - callTokens(this.current, turn, definitionTokens), calls);
+  }
+}
+
 function fitWithin(parts: PromptParts, maxTokens: number, keepRecentTurns: number): FittedPrompt {
   if (parts.history.length === 0 && parts.omittedTurns === 0) return { systemPrompt: parts.basePrompt, context: [], droppedTurns: 0, summarisedToolResults: 0 };
   if (maxTokens < MIN_HISTORY_TOKENS) {

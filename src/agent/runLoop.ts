@@ -11,7 +11,7 @@ import type { ToolContext } from '../skills/api.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
 import { textOf } from '../shared/messageText.ts';
 import { MAX_MODEL_CALLS_PER_QUESTION } from './constants.ts';
-import { callTokens, fitCall, fitQuestion, maxToolResultChars, promptBudget, type PromptParts } from './promptBudget.ts';
+import { CallFit, type PromptParts } from './promptBudget.ts';
 import { allTools, boundTools, type BoundTools } from './toolBinding.ts';
 import type { AgentEventListener } from './events.ts';
 import { hasToolCalls, reachedModelCallLimit } from './stopConditions.ts';
@@ -93,7 +93,6 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
   const maxModelCalls = options.maxModelCalls ?? MAX_MODEL_CALLS_PER_QUESTION;
   const turn: BaseMessage[] = [questionMessage(options.question, options.locale)];
   const toolCalls: ToolCallRecord[] = [];
-  const budget = promptBudget(model.contextTokens);
   // A model that can rebind gets the tools the conversation uses; one with fixed tools has them all.
   const everyTool = model.withTools ? undefined : allTools(registry);
   const toolsFor = (messages: readonly BaseMessage[]): BoundTools => everyTool ?? boundTools(messages, registry);
@@ -102,10 +101,11 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
   // The stored history stays complete; the model gets it within the budget, fitted once so the prompt stays the same call to call.
   // What the next call binds; it changes only when an assistant message loads a skill or calls a tool.
   let tools = toolsFor([...history, ...turn]);
-  let prompt = fitQuestion(parts, turn, tools.tokens, budget);
-  usage.prompt_tokens = callTokens(prompt, turn, 0);
-  if (prompt.droppedTurns || prompt.summarisedToolResults) {
-    toolContext.logger.info({ dropped_turns: prompt.droppedTurns, summarised_tool_results: prompt.summarisedToolResults, prompt_tokens: usage.prompt_tokens }, 'history fitted to the token budget');
+  const fit = new CallFit(parts, model.contextTokens, turn, tools.tokens);
+  const { opening } = fit;
+  usage.prompt_tokens = opening.promptTokens;
+  if (opening.droppedTurns || opening.summarisedToolResults) {
+    toolContext.logger.info({ dropped_turns: opening.droppedTurns, summarised_tool_results: opening.summarisedToolResults, prompt_tokens: usage.prompt_tokens }, 'history fitted to the token budget');
   }
   let iterations = 0;
   // An answer sent back once for figures no tool result backs: where it sits in the turn, and what it said.
@@ -117,13 +117,15 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
   const figuresOf = (answer: string) => (options.answerCheck === 'off' ? [] : answerFigures(answer, toolCalls, history, options.locale));
 
   while (!reachedModelCallLimit(iterations, maxModelCalls)) {
+    let fitted: ReturnType<CallFit['next']>;
     try {
-      prompt = fitCall(parts, prompt, turn, tools.tokens, budget);
+      fitted = fit.next(turn, tools.tokens);
     } catch (error) {
       // Not even this turn fits the window: no model call is made; the turn so far is kept.
       throw withProgress(error as Error, { messages: withoutRepair(), toolCalls: [...toolCalls], usage: { ...usage }, iterations });
     }
-    const call: CallUsage = { input_tokens: 0, prompt_tokens: callTokens(prompt, turn, tools.tokens), tool_definition_tokens: tools.tokens, tools: tools.definitions.length };
+    const { prompt } = fitted;
+    const call: CallUsage = { input_tokens: 0, prompt_tokens: fitted.tokens, tool_definition_tokens: tools.tokens, tools: tools.definitions.length };
     iterations += 1;
     const started = performance.now();
     hooks.onModelStart?.({ iteration: iterations });
@@ -164,8 +166,7 @@ async function answerQuestion(options: RunAgentOptions, hooks: RunHooks): Promis
     }
     // The results may take what the window leaves for the next call (its definitions included).
     tools = toolsFor([...history, ...turn]);
-    const room = budget.promptTokens - callTokens(prompt, turn, tools.tokens);
-    const executed = await executeToolCalls(calls, registry, { ...toolContext, signal }, options.onEvent, hooks, maxToolResultChars(room, calls.length));
+    const executed = await executeToolCalls(calls, registry, { ...toolContext, signal }, options.onEvent, hooks, fit.toolResultChars(turn, tools.tokens, calls.length));
     turn.push(...executed.messages);
     toolCalls.push(...executed.records);
   }
