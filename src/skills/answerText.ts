@@ -5,6 +5,7 @@
  */
 import { calendarMonthOf, describePeriod, storedSpelling, type PeriodCalendar } from '../catalog/periods.ts';
 import { formatAmount, formatPercent } from '../shared/format.ts';
+import { sideLabelsOf } from './presentation.ts';
 
 type Json = Record<string, any>;
 
@@ -101,6 +102,8 @@ export function describeFilters(filters: Json | undefined, skip: string[] = [], 
  * Labels for the two sides of a comparison: the source names, or, when both sides read one
  * source, the source with what distinguishes the sides ("consolidation_mart ACTUAL" vs
  * "consolidation_mart BUDGET"; "fi_reporting November 2024" vs "fi_reporting December 2024").
+ * The same names as the web chat's tables and legends: both come from sideLabelsOf
+ * (presentation.ts), its period placeholders written here in English.
  *
  * @example
  * sideLabels({ source_a: 'consolidation_mart', source_b: 'consolidation_mart', filters_a: { version: 'ACTUAL' }, filters_b: { version: 'BUDGET' } })
@@ -108,21 +111,9 @@ export function describeFilters(filters: Json | undefined, skip: string[] = [], 
  */
 export function sideLabels(result: Json): [string, string] {
   if (result.source_a !== result.source_b) return [String(result.source_a), String(result.source_b)];
-  const a: Json = result.filters_a ?? {};
-  const b: Json = result.filters_b ?? {};
-  const differing = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((name) => JSON.stringify(a[name]) !== JSON.stringify(b[name]));
-  const label = (filters: Json, side: string) => {
-    const parts = differing.filter((name) => filters[name] !== undefined).map((name) => (name === 'period' ? describePeriodValue(filters[name]) : Array.isArray(filters[name]) ? filters[name].join('+') : String(filters[name])));
-    return `${result.source_a} ${parts.length ? parts.join(' ') : `(${side})`}`;
-  };
-  return [label(a, 'a'), label(b, 'b')];
-}
-
-function describePeriodValue(value: unknown): string {
-  if (typeof value === 'string') return describePeriod(value);
-  if (Array.isArray(value)) return value.map((v) => describePeriodValue(v)).join('+');
-  const range = value as { from?: string; to?: string };
-  return `${range.from ? describePeriod(range.from) : '…'}–${range.to ? describePeriod(range.to) : '…'}`;
+  const labels = sideLabelsOf({ source_a: String(result.source_a), source_b: String(result.source_b), filters_a: result.filters_a ?? {}, filters_b: result.filters_b ?? {} })!;
+  const words = (label: string) => label.replace(/\{period:(\d{7})(?:\/(\d{7}))?\}/g, (_whole, from: string, to?: string) => (to ? `${describePeriod(from)}–${describePeriod(to)}` : describePeriod(from)));
+  return [words(labels.a), words(labels.b)];
 }
 
 /** "a, b and c". */

@@ -4,6 +4,7 @@
  * src/skills/presentation.ts) and tables, chart legends, CSV headers and file names all take.
  */
 import { describe, expect, it } from 'vitest';
+import { sideLabels as answerSideLabels } from '../../src/skills/answerText.ts';
 import { sideLabelsOf, type SidesSpec } from '../../src/skills/presentation.ts';
 import { webModule } from './support/modules.ts';
 
@@ -133,5 +134,21 @@ describe('the sides of a comparison', () => {
     // Without both sources the server names nothing; the chat says which side is which.
     expect(sideLabelsOf(undefined)).toBeUndefined();
     expect(sideLabels(undefined)).toEqual({ a: 'side A', b: 'side B' });
+  });
+});
+
+describe('the sides in the answer text and in the chat', () => {
+  it('have the same names (one server function names both)', () => {
+    const comparisons = [
+      { source_a: 'fi_reporting', source_b: 'bpc_reporting', filters_a: { company: '1000' }, filters_b: { company: '1000', version: 'ACTUAL' } },
+      { source_a: 'consolidation_mart', source_b: 'consolidation_mart', filters_a: { company: '1000', version: 'ACTUAL' }, filters_b: { company: '1000', version: 'BUDGET' } },
+      { source_a: 'fi_reporting', source_b: 'fi_reporting', filters_a: { period: '2024011' }, filters_b: { period: '2024012' } },
+      { source_a: 'fi_reporting', source_b: 'fi_reporting', filters_a: { company: ['1000', '2000'] }, filters_b: { company: ['3000'] } },
+      { source_a: 'fi_reporting', source_b: 'fi_reporting', filters_a: { company: '1000' }, filters_b: { company: '1000' } },
+    ];
+    for (const comparison of comparisons) {
+      const chat = sideLabels(comparison);
+      expect(answerSideLabels(comparison)).toEqual([chat.a, chat.b]);
+    }
   });
 });
