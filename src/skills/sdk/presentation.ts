@@ -20,3 +20,5 @@
  * }),
  */
 export type { ChartSpec, ColumnRole, ColumnSpec, PresentationSpec, SeriesSpec, SidesSpec, ViewSpec } from '../presentation.ts';
+/** Filters and scopes in words for captions, periods as `{period:…}` placeholders the chat names in its locale. */
+export { filterValueWords, scopeWords } from '../presentation.ts';
