@@ -81,7 +81,7 @@ function staleness(directory) {
   } catch {
     return { reason: 'no build yet' };
   }
-  if (current.version !== 1 || current.node !== process.versions.node.split('.')[0]) return { reason: 'the build is from another version' };
+  if (current?.version !== 1 || current.node !== process.versions.node.split('.')[0] || !Array.isArray(current.skills)) return { reason: 'the build is from another version' };
   const changed = Object.entries(current.inputs).find(([file, modified]) => mtime(file) !== modified);
   if (changed) return { reason: `${relative(changed[0])} changed since the build` };
   const folders = skillFolders(directory);
