@@ -16,8 +16,7 @@ import { mcpRoutes } from './mcp/http.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { buildKnowledgeBase } from './knowledge/knowledgeBase.ts';
 import type { Logger } from './logging/logger.ts';
-import { createChatModel, type ModelDescription } from './model/createChatModel.ts';
-import { openPostgresStore } from './sessions/postgresStore.ts';
+import { createChatModel, createOfflineChatModel, type ModelDescription } from './model/createChatModel.ts';
 import type { SessionStore } from './sessions/sessionStore.ts';
 import { openSqliteStore } from './sessions/sqliteStore.ts';
 import { checkScope } from './scopes/dataScope.ts';
@@ -59,17 +58,18 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
   // Everything built from the skills; SKILLS_RELOAD swaps it for new requests when a skill changes.
   const loadSkillSet = async (fresh = false) => {
     const registry = new SkillRegistry(await loadSkills(config.skillsDirectory, { disabled: config.skillsDisabled, fresh }));
-    return { registry, knowledge: buildKnowledgeBase(registry.skills), ...createChatModel(config.model, catalog, registry), systemPrompt: buildSystemPrompt(registry.skills) };
+    return { registry, knowledge: buildKnowledgeBase(registry.skills), ...(await createChatModel(config.model, catalog, registry)), systemPrompt: buildSystemPrompt(registry.skills) };
   };
   // A scope naming a source or dimension the catalog lacks is a typo: stop now, not hide data later.
   for (const key of config.declaredKeys) if (key.scope) checkScope(key.scope, catalog, key.name, 'API_KEYS_FILE');
   let skills = await loadSkillSet();
   const { description } = skills;
   // Opened before the query workers start, so a bad APP_DB leaves no worker processes behind.
-  // APP_DB=postgres://… shares conversations (and per-session serialisation) between instances.
+  // APP_DB=postgres://… shares conversations (and per-session serialisation) between instances. Its
+  // store (and pg) is imported only then: the SQLite default starts without them.
   const ttlMs = config.sessionTtlHours * 3_600_000;
   const sessions: SessionStore = config.appDatabaseUrl
-    ? await openPostgresStore({ url: config.appDatabaseUrl, ttlMs, leaseMs: config.sessionLeaseSeconds * 1000, logger })
+    ? await (await import('./sessions/postgresStore.ts')).openPostgresStore({ url: config.appDatabaseUrl, ttlMs, leaseMs: config.sessionLeaseSeconds * 1000, logger })
     : openSqliteStore({ path: config.appDatabasePath!, ttlMs, logger });
   const queries = await QueryPool.start({
     // DATA_DB is opened and watched only when a source lives on it.
@@ -104,7 +104,7 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     apiKeys: config.apiKeys,
     declaredKeys: config.declaredKeys,
     // The offline model understands questions in the catalog's words: a scoped key's model knows only its scope's.
-    ...(config.model.provider === 'offline' ? { modelFor: (scoped: Catalog, hiddenTerms: readonly string[]) => createChatModel(config.model, scoped, skills.registry, { hiddenTerms }).model } : {}),
+    ...(config.model.provider === 'offline' ? { modelFor: (scoped: Catalog, hiddenTerms: readonly string[]) => createOfflineChatModel(scoped, skills.registry, { hiddenTerms }).model } : {}),
     rateLimitPerMinute: config.rateLimitPerMinute,
     allowedHosts: config.allowedHosts,
     listenHost: config.host,
