@@ -17,15 +17,27 @@
  * One JSON-RPC message per POST: a batch (a JSON array) is refused with 400 before anything runs.
  * MCP 2025-06-18 removed batching, and a batch of 100 tool calls would count as one request
  * against RATE_LIMIT_PER_MINUTE while filling the query queue with 100 queries.
+ *
+ * The SDK and the server definition are imported at the first request to /mcp, not at start:
+ * they are a tenth of the service's cold start, and many services never serve MCP over HTTP.
  */
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { Router, type Request, type Response } from 'express';
-import { createMcpHandler, isLegacyRequest, ProtocolErrorCode, WebStandardStreamableHTTPServerTransport, type McpRequestContext } from '@modelcontextprotocol/server';
+import type { McpRequestContext } from '@modelcontextprotocol/server';
 import type { ConversationService } from '../conversations/conversationService.ts';
 import { callerOf } from '../access/caller.ts';
-import type { McpDependencies, McpConnection } from './server.ts';
-import { createMcpServer } from './server.ts';
+import type { McpDependencies, McpConnection, createMcpServer } from './server.ts';
+
+type Sdk = typeof import('@modelcontextprotocol/server');
+
+/** JSON-RPC's codes for an invalid request and an internal error (the SDK's ProtocolErrorCode, known before it loads). */
+const INVALID_REQUEST = -32600;
+const INTERNAL_ERROR = -32603;
+
+/** The SDK and the server definition, imported once, at the first /mcp request. */
+let loaded: Promise<{ sdk: Sdk; createMcpServer: typeof createMcpServer }> | undefined;
+const loadMcp = () => (loaded ??= Promise.all([import('@modelcontextprotocol/server'), import('./server.ts')]).then(([sdk, server]) => ({ sdk, createMcpServer: server.createMcpServer })));
 
 /** JSON-RPC's implementation-defined server error, which the SDK's transport answers HTTP-level refusals with. */
 const SERVER_ERROR = -32000;
@@ -51,19 +63,25 @@ export function mcpRoutes(dependencies: McpDependencies, conversations: Conversa
   const router = Router();
   // Who is calling (the key guard's caller, the request's logger), by the web Request the SDK hands the factory back.
   const connections = new WeakMap<globalThis.Request, McpConnection>();
-  const serverFor = (context: McpRequestContext) => {
-    const connection = context.requestInfo && connections.get(context.requestInfo);
-    if (!connection) throw new Error('MCP request without its connection');
-    return createMcpServer(dependencies, conversations, connection);
-  };
-  // 2026-07-28 requests; 2025-era ones never reach it (routed below, to answer them with JSON rather than an event stream).
-  // The lists never change while a client listens (a skill reload shows at the next list), so a
-  // `subscriptions/listen` stream only ever carries keep-alives: a few per instance are plenty.
-  const current = createMcpHandler(serverFor, { legacy: 'reject', maxSubscriptions: MAX_LISTEN_STREAMS });
+  // Built at the first request, once the SDK is loaded.
+  let handlers: Promise<{ sdk: Sdk; serverFor: (context: McpRequestContext) => ReturnType<typeof createMcpServer>; current: ReturnType<Sdk['createMcpHandler']> }> | undefined;
+  const ready = () =>
+    (handlers ??= loadMcp().then(({ sdk, createMcpServer }) => {
+      const serverFor = (context: McpRequestContext) => {
+        const connection = context.requestInfo && connections.get(context.requestInfo);
+        if (!connection) throw new Error('MCP request without its connection');
+        return createMcpServer(dependencies, conversations, connection);
+      };
+      // 2026-07-28 requests; 2025-era ones never reach it (routed below, to answer them with JSON rather than an event stream).
+      // The lists never change while a client listens (a skill reload shows at the next list), so a
+      // `subscriptions/listen` stream only ever carries keep-alives: a few per instance are plenty.
+      const current = sdk.createMcpHandler(serverFor, { legacy: 'reject', maxSubscriptions: MAX_LISTEN_STREAMS });
+      return { sdk, serverFor, current };
+    }));
 
   router.post(MCP_PATH, async (request: Request, response: Response) => {
     if (Array.isArray(request.body)) {
-      response.status(400).json(jsonRpcError(ProtocolErrorCode.InvalidRequest, BATCH_REFUSED));
+      response.status(400).json(jsonRpcError(INVALID_REQUEST, BATCH_REFUSED));
       return;
     }
     // The client going away (answered or dropped) aborts what still runs for it, a tool call included.
@@ -73,14 +91,15 @@ export function mcpRoutes(dependencies: McpDependencies, conversations: Conversa
     // The caller the key guard recorded (the key's name, identity and data scope) goes with every tool run.
     connections.set(webRequest, { caller: callerOf(response), logger: request.log });
     try {
-      const answer = (await isLegacyRequest(webRequest, request.body))
-        ? await answerLegacy(serverFor({ era: 'legacy', requestInfo: webRequest }), webRequest, request.body, gone.signal)
+      const { sdk, serverFor, current } = await ready();
+      const answer = (await sdk.isLegacyRequest(webRequest, request.body))
+        ? await answerLegacy(sdk, serverFor({ era: 'legacy', requestInfo: webRequest }), webRequest, request.body, gone.signal)
         : await current.fetch(webRequest, { parsedBody: request.body });
       await send(answer, response);
     } catch (error) {
       if (gone.signal.aborted) return;
       request.log.error({ err: error }, 'MCP request failed');
-      if (!response.headersSent) response.status(500).json(jsonRpcError(ProtocolErrorCode.InternalError, 'Internal server error.'));
+      if (!response.headersSent) response.status(500).json(jsonRpcError(INTERNAL_ERROR, 'Internal server error.'));
     }
   });
 
@@ -97,8 +116,8 @@ export function mcpRoutes(dependencies: McpDependencies, conversations: Conversa
  * One 2025-era request (the `initialize` handshake, or a request after it): a fresh server on a
  * stateless transport answering with one JSON response, closed when the client goes away.
  */
-async function answerLegacy(server: ReturnType<typeof createMcpServer>, request: globalThis.Request, body: unknown, gone: AbortSignal): Promise<globalThis.Response> {
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+async function answerLegacy(sdk: Sdk, server: ReturnType<typeof createMcpServer>, request: globalThis.Request, body: unknown, gone: AbortSignal): Promise<globalThis.Response> {
+  const transport = new sdk.WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   gone.addEventListener('abort', () => {
     void transport.close();
     void server.close();
