@@ -49,7 +49,7 @@ describe('provisioning Chromium for the browser tests', () => {
 
   it('is the pretest step and stops npm test (exit 1) for a CHROMIUM_PATH that does not exist', () => {
     const packageJson = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(packageJson.scripts.pretest).toBe('tsx scripts/ensureChromium.ts && tsx scripts/ensurePostgres.ts');
+    expect(packageJson.scripts.pretest).toMatch(/^tsx scripts\/ensureChromium.ts && tsx scripts\/ensurePostgres.ts/);
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/ensureChromium.ts'], { cwd: projectRoot, encoding: 'utf8', env: { ...process.env, CHROMIUM_PATH: '/nonexistent/chromium' } });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('CHROMIUM_PATH is /nonexistent/chromium, which does not exist');

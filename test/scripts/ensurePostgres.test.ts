@@ -65,7 +65,7 @@ describe('provisioning PostgreSQL for the engine tests', () => {
 
   it('runs in pretest after ensureChromium and stops npm test (exit 1) for a PG_BIN without a server', () => {
     const packageJson = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(packageJson.scripts.pretest).toBe('tsx scripts/ensureChromium.ts && tsx scripts/ensurePostgres.ts');
+    expect(packageJson.scripts.pretest).toMatch(/^tsx scripts\/ensureChromium.ts && tsx scripts\/ensurePostgres.ts( |$)/);
     const env: NodeJS.ProcessEnv = { ...process.env, PG_BIN: '/nonexistent/pg/bin' };
     delete env.PG_TEST_URL;
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/ensurePostgres.ts'], { cwd: projectRoot, encoding: 'utf8', env });
