@@ -26,7 +26,7 @@ export function estimateTokens(messages: readonly BaseMessage[]): number {
 
 /**
  * Tool definitions as a request carries them, estimated like messages (characters / 3.2), so the
- * window is fitted with one measure on the safe side. (skill:check and the README's figures use
+ * window is fitted with one measure on the safe side. (skill:check and docs/models.md's figures use
  * the plainer characters / 4 of modelDefinition.ts, to compare definitions with each other.)
  * @example
  * estimateDefinitionTokens(bound.definitions) // 180

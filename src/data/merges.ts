@@ -1,6 +1,6 @@
 /**
  * The ways a merge runs when the engine has none of its own, each measured as the fastest for
- * its case (see the README's benchmark): few keys merged in the worker; a key per row as two
+ * its case (see docs/operations.md's benchmark): few keys merged in the worker; a key per row as two
  * sessions side by side (PostgreSQL) or one materialised statement (DuckDB); sides on two
  * engines as two sorted streams merged in one pass.
  */

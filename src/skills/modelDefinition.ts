@@ -20,7 +20,7 @@ export interface ModelToolDefinition {
 /** The zod metadata key of {@link briefForModel}; never part of a published schema. */
 export const BRIEF_FOR_MODEL_KEY = 'modelBrief';
 
-/** Characters per token of the definitions' size measure (skill:check, docs, README figures). */
+/** Characters per token of the definitions' size measure (skill:check, docs/models.md's figures). */
 const DEFINITION_CHARS_PER_TOKEN = 4;
 
 /**
@@ -68,7 +68,7 @@ export function modelToolDefinition(tool: ToolDefinition): ModelToolDefinition {
 
 /**
  * Tokens a definition takes in a request, measured as characters of its JSON / 4 (the one
- * measure of skill:check's budget and of the README's figures).
+ * measure of skill:check's budget and of docs/models.md's figures).
  * @example
  * definitionTokens(modelToolDefinition(countRows)) // 40
  */

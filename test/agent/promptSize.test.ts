@@ -3,7 +3,7 @@
  * records every request, and `promptTokens` (characters of messages and tool definitions / 4)
  * sizes it. Tools are bound on demand, so a question starts small, a skill's definitions come
  * with the call after it is loaded, and a local model with an 8,192-token window answers the
- * common questions. The figures printed here are the README's "prompt size" table.
+ * common questions. The figures printed here are docs/models.md's "prompt size" table.
  */
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -19,7 +19,7 @@ export interface DuckdbOptions {
   computed?: ComputedColumns | undefined;
 }
 
-/** DuckDB's memory_limit per query worker (the README's benchmark measures it). */
+/** DuckDB's memory_limit per query worker (docs/operations.md's benchmark measures it). */
 const MEMORY_LIMIT = '384MB';
 
 /**
