@@ -29,6 +29,16 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRIES = { main: 'src/main.ts', stdio: 'src/mcp/stdio.ts', queryWorker: 'src/data/queryWorker.ts' };
 /** Builds kept per skills directory: a running service may still fork workers from an older one. */
 const KEEP_BUILDS = 5;
+/**
+ * Packages bundled into the build rather than imported from node_modules: @langchain/core's
+ * messages alone are some 650 ESM modules (with langsmith), about 0.3 s of a start to resolve
+ * and load one by one. Bundled together (@langchain/openai with them, in a chunk loaded only when
+ * an OpenAI model is configured) they stay one copy, so their classes stay one class. zod stays
+ * a package: the MCP SDK shares ours.
+ */
+const BUNDLED = /^(@langchain\/(core|openai)|langsmith)(\/|$)/;
+/** The build record's format: a build recorded by another format (or other options) is rebuilt. */
+const RECORD_VERSION = 2;
 /** Where the built service finds its skills and worker (src/skills/loader.ts, src/data/workerBuild.ts). */
 const BUILD_KEY = 'Symbol.for("analyst-agent.build")';
 
@@ -81,7 +91,7 @@ function staleness(directory) {
   } catch {
     return { reason: 'no build yet' };
   }
-  if (current?.version !== 1 || current.node !== process.versions.node.split('.')[0] || !Array.isArray(current.skills)) return { reason: 'the build is from another version' };
+  if (current?.version !== RECORD_VERSION || current.node !== process.versions.node.split('.')[0] || !Array.isArray(current.skills)) return { reason: 'the build is from another version' };
   const changed = Object.entries(current.inputs).find(([file, modified]) => mtime(file) !== modified);
   if (changed) return { reason: `${relative(changed[0])} changed since the build` };
   const folders = skillFolders(directory);
@@ -103,7 +113,8 @@ function options(directory, folders) {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
+    // Packages load from node_modules at run time, except BUNDLED (resolved from the project's node_modules, for skills outside it).
+    nodePaths: [path.join(root, 'node_modules')],
     // Errors are named after their class (AnalystError): bundling must not rename classes.
     keepNames: true,
     sourcemap: 'linked',
@@ -117,6 +128,7 @@ function options(directory, folders) {
         name: 'analyst-agent-entries',
         setup(build) {
           build.onResolve({ filter: /^entry:/ }, (args) => ({ path: args.path, namespace: 'entry' }));
+          build.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED.test(args.path) || path.isAbsolute(args.path) ? undefined : { path: args.path, external: true }));
           build.onLoad({ filter: /^entry:prelude$/, namespace: 'entry' }, () => ({ contents: prelude, loader: 'js', resolveDir: root }));
           build.onLoad({ filter: /.*/, namespace: 'entry' }, (args) => ({
             contents: `import 'entry:prelude';\nimport ${JSON.stringify(path.join(root, ENTRIES[args.path.slice('entry:'.length)]))};\n`,
@@ -184,7 +196,7 @@ async function build(directory) {
   for (const skill of left) sources.push(...typescriptFiles(path.join(directory, skill)));
   for (const file of sources) inputs[file] = mtime(file);
   const partialRecord = `${record}.${process.pid}`;
-  writeFileSync(partialRecord, `${JSON.stringify({ version: 1, node: process.versions.node.split('.')[0], build: name, skills: folders, inputs }, null, 1)}\n`);
+  writeFileSync(partialRecord, `${JSON.stringify({ version: RECORD_VERSION, node: process.versions.node.split('.')[0], build: name, skills: folders, inputs }, null, 1)}\n`);
   renameSync(partialRecord, record);
   prune(home, name);
   return folder;
