@@ -62,16 +62,9 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
   };
   // A scope naming a source or dimension the catalog lacks is a typo: stop now, not hide data later.
   for (const key of config.declaredKeys) if (key.scope) checkScope(key.scope, catalog, key.name, 'API_KEYS_FILE');
-  let skills = await loadSkillSet();
-  const { description } = skills;
-  // Opened before the query workers start, so a bad APP_DB leaves no worker processes behind.
-  // APP_DB=postgres://… shares conversations (and per-session serialisation) between instances. Its
-  // store (and pg) is imported only then: the SQLite default starts without them.
-  const ttlMs = config.sessionTtlHours * 3_600_000;
-  const sessions: SessionStore = config.appDatabaseUrl
-    ? await (await import('./sessions/postgresStore.ts')).openPostgresStore({ url: config.appDatabaseUrl, ttlMs, leaseMs: config.sessionLeaseSeconds * 1000, logger })
-    : openSqliteStore({ path: config.appDatabasePath!, ttlMs, logger });
-  const queries = await QueryPool.start({
+  // The query workers start (separate processes, each opening the data) while this process loads
+  // the skills and the conversation store: on a small machine that overlap is a fifth of a start.
+  const startingQueries = QueryPool.start({
     // DATA_DB is opened and watched only when a source lives on it.
     databasePath: defaultUsed ? config.dataDatabasePath : undefined,
     connections,
@@ -82,6 +75,31 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     queueWaitMs: config.queryQueueWaitMs,
     logger,
   });
+  // Awaited below; until then a failure to start must not count as unhandled.
+  startingQueries.catch(() => undefined);
+  let skills: Awaited<ReturnType<typeof loadSkillSet>>;
+  let sessions: SessionStore;
+  try {
+    skills = await loadSkillSet();
+    // APP_DB=postgres://… shares conversations (and per-session serialisation) between instances. Its
+    // store (and pg) is imported only then: the SQLite default starts without them.
+    const ttlMs = config.sessionTtlHours * 3_600_000;
+    sessions = config.appDatabaseUrl
+      ? await (await import('./sessions/postgresStore.ts')).openPostgresStore({ url: config.appDatabaseUrl, ttlMs, leaseMs: config.sessionLeaseSeconds * 1000, logger })
+      : openSqliteStore({ path: config.appDatabasePath!, ttlMs, logger });
+  } catch (error) {
+    // A broken skill or a bad APP_DB stops the start: leave no worker process behind.
+    await startingQueries.then((pool) => pool.close(), () => undefined);
+    throw error;
+  }
+  const { description } = skills;
+  let queries: QueryPool;
+  try {
+    queries = await startingQueries;
+  } catch (error) {
+    await sessions.close();
+    throw error;
+  }
   // A registry per service instance, so services in one process (tests) never share counts.
   const metrics = createMetrics({ provider: description.provider, processMetrics: true });
   metrics.trackDependencies({ pool: queries, storage: () => sessions.storageHealth() });

@@ -19,14 +19,24 @@ type Json = Record<string, any>;
 interface Operation {
   method: string;
   pattern: RegExp;
-  body: ValidateFunction | undefined;
-  query: ValidateFunction | undefined;
+  /** The operation's validators, compiled on its first request (see validateAgainstSpec). */
+  validators: () => { body: ValidateFunction | undefined; query: ValidateFunction | undefined };
+}
+
+/** `make()` once, on the first call; the same value after. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }
 
 /** What a failed check is about: the JSON body, or the query string (whose members are parameters). */
 type Part = 'body' | 'query';
 
-/** Compiles the spec's request schemas once; returns the validating middleware. */
+/**
+ * The validating middleware for the spec's request schemas. Each operation's schemas are compiled
+ * once, on its first request: compiling all of them took a fifth of the service's start, and most
+ * processes (a test, an MCP stdio server) see a few operations at most.
+ */
 export function validateAgainstSpec(specPath: string): RequestHandler {
   // Parsed once per content of the file: the parse was a fifth of the service's start.
   const spec = readYamlFile(specPath) as Json;
@@ -45,33 +55,37 @@ export function validateAgainstSpec(specPath: string): RequestHandler {
     for (const [method, operation] of Object.entries(item as Json)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
       const pointer = `openapi#/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}`;
-      const body = (operation as Json).requestBody?.content?.['application/json'] ? ajv.compile({ $ref: `${pointer}/requestBody/content/application~1json/schema` }) : undefined;
-      const parameters = [...((item as Json).parameters ?? []), ...((operation as Json).parameters ?? [])]
-        .map((p: Json) => (p.$ref ? resolve(spec, p.$ref) : p))
-        .filter((p: Json) => p.in === 'query');
-      const query = parameters.length
-        ? queryAjv.compile({
-            type: 'object',
-            properties: Object.fromEntries(parameters.map((p: Json) => [p.name, p.schema ?? {}])),
-            required: parameters.filter((p: Json) => p.required).map((p: Json) => p.name),
-            ...((operation as Json)['x-strict-query'] === true ? { additionalProperties: false } : {}),
-          })
-        : undefined;
+      const validators = once(() => {
+        const body = (operation as Json).requestBody?.content?.['application/json'] ? ajv.compile({ $ref: `${pointer}/requestBody/content/application~1json/schema` }) : undefined;
+        const parameters = [...((item as Json).parameters ?? []), ...((operation as Json).parameters ?? [])]
+          .map((p: Json) => (p.$ref ? resolve(spec, p.$ref) : p))
+          .filter((p: Json) => p.in === 'query');
+        const query = parameters.length
+          ? queryAjv.compile({
+              type: 'object',
+              properties: Object.fromEntries(parameters.map((p: Json) => [p.name, p.schema ?? {}])),
+              required: parameters.filter((p: Json) => p.required).map((p: Json) => p.name),
+              ...((operation as Json)['x-strict-query'] === true ? { additionalProperties: false } : {}),
+            })
+          : undefined;
+        return { body, query };
+      });
       const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+').replace(/\{[^}]+\}/g, '[^/]+')}$`);
-      operations.push({ method: method.toUpperCase(), pattern, body, query });
+      operations.push({ method: method.toUpperCase(), pattern, validators });
     }
   }
 
   return (request, response, next) => {
     const operation = operations.find((op) => op.method === request.method && op.pattern.test(request.path));
     if (!operation) return next();
+    const validate = operation.validators();
     const errors: { path: string; message: string }[] = [];
-    if (operation.query) {
+    if (validate.query) {
       const query = { ...(request.query as Json) };
-      if (!operation.query(query)) errors.push(...describe(operation.query.errors, 'query', request.query as Json));
+      if (!validate.query(query)) errors.push(...describe(validate.query.errors, 'query', request.query as Json));
     }
-    if (operation.body && request.body !== undefined && request.is('application/json')) {
-      if (!operation.body(request.body)) errors.push(...describe(operation.body.errors, 'body', request.body));
+    if (validate.body && request.body !== undefined && request.is('application/json')) {
+      if (!validate.body(request.body)) errors.push(...describe(validate.body.errors, 'body', request.body));
     }
     if (errors.length === 0) return next();
     sendProblem(response, 'invalidRequest', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
