@@ -51,8 +51,21 @@ beforeAll(async () => {
   server = await startServer({ APP_DB: path.join(temporaryDirectory(), 'app.db') }, 90_000, ['npm', 'start', '--silent']);
 }, 120_000);
 afterAll(async () => {
-  await server?.kill();
-});
+  if (!server) return;
+  // npm forwards SIGTERM to the service and exits with it; SIGKILL to npm alone (server.kill)
+  // would leave the service running after the suite, as it did on every run before.
+  const servicePid = server.logs.find((entry) => typeof entry.port === 'number')?.pid as number | undefined;
+  server.child.kill('SIGTERM');
+  await Promise.race([server.exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  if (servicePid !== undefined) {
+    try {
+      process.kill(servicePid, 'SIGKILL');
+    } catch {
+      // Already gone: the graceful way worked.
+    }
+  }
+  await server.kill();
+}, 30_000);
 
 describe("the README's quick start", () => {
   const all = examples(readDoc('README.md'));
