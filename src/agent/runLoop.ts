@@ -18,6 +18,7 @@ import { hasToolCalls, reachedModelCallLimit } from './stopConditions.ts';
 import { summariseFindings, summariseUnfinishedRun } from './unfinishedRun.ts';
 import { executeToolCalls } from './toolExecution.ts';
 import type { AnswerFigure, CallUsage, StopReason, ToolCallRecord, Usage } from '../sessions/storedTurn.ts';
+import type { TurnOutcome } from '../sessions/sessionRecords.ts';
 import { normaliseAssistantMessage, prepareMessages, questionMessage } from './turnPreparation.ts';
 import type { RunHooks } from './hooks.ts';
 
@@ -27,16 +28,8 @@ export type { ChatModelWithTools } from '../model/chatModel.ts';
 /** A stored turn's parts are declared by the sessions layer, which keeps them; the agent produces them. */
 export type { CallUsage, StopReason, Usage };
 
-export interface AgentRunResult {
-  answer: string;
-  finished: boolean;
-  stopReason: StopReason;
-  /** Model calls made for this question. */
-  iterations: number;
-  toolCalls: ToolCallRecord[];
-  usage: Usage;
-  /** This turn's messages (question, assistant and tool messages, final answer), to append to the session. */
-  messages: BaseMessage[];
+/** A turn's outcome as the sessions layer stores it (its messages are appended to the session). */
+export interface AgentRunResult extends TurnOutcome {
   /** Every figure the answer states, with the tool result it came from or `unverified` (answerFigures.ts). */
   figures: AnswerFigure[];
   /** The answer the model wrote first, when a repair turn replaced it, and its unverified figures. */

@@ -9,8 +9,8 @@ import type { AnswerFigure, StopReason, ToolCallRecord, Usage } from './storedTu
 /** Titles are the first question, cut to this many characters. */
 const TITLE_CHARS = 80;
 
-/** One answered question, as /chat hands it over (the agent's run result has these fields). */
-export interface TurnInput {
+/** What answering one question produced: the agent's run result declares these, the store keeps them. */
+export interface TurnOutcome {
   /** This turn's messages (question, assistant and tool messages, final answer). */
   messages: BaseMessage[];
   answer: string;
@@ -22,6 +22,10 @@ export interface TurnInput {
   usage: Usage;
   /** The answer's figures with their receipts; absent for a turn that ended without an answer. */
   figures?: AnswerFigure[] | undefined;
+}
+
+/** One answered question, as /chat hands it over. */
+export interface TurnInput extends TurnOutcome {
   question: string;
   startedAt: Date;
   finishedAt: Date;
