@@ -4,13 +4,17 @@
  * the scheduling; this module only wraps the process and its messages.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { getPriority, setPriority } from 'node:os';
+import { constants, getPriority, setPriority } from 'node:os';
 import type { FileIdentity } from '../shared/fileIdentity.ts';
 import { TYPESCRIPT_LAUNCH, type WorkerLaunch } from './workerBuild.ts';
 import type { WorkerMessage, WorkerReply, WorkerStartup } from './workerProtocol.ts';
 
-/** How much a process that yields the CPU is lowered (niceness added): below everything else the service runs. */
-const YIELD_STEP = 10;
+/**
+ * The niceness of a process that yields the CPU: the lowest priority there is (19). At +10 an
+ * abandoned statement still took enough of a core to push another key's p99 past 2× its idle
+ * p99 in some runs of the fairness load; at 19 it only runs when nothing else wants the core.
+ */
+const YIELD_NICENESS = constants.priority.PRIORITY_LOW;
 
 /** Why a worker did not become ready. */
 export interface StartFailure {
@@ -99,7 +103,7 @@ export class WorkerProcess<Task = unknown> {
     if (this.normalPriority !== undefined || this.child.pid === undefined) return;
     try {
       const normal = getPriority(this.child.pid);
-      setPriority(this.child.pid, Math.min(19, normal + YIELD_STEP));
+      setPriority(this.child.pid, Math.max(normal, YIELD_NICENESS));
       this.normalPriority = normal;
     } catch {
       // Not permitted or already gone: the process keeps its priority.

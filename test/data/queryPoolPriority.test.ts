@@ -21,7 +21,8 @@ const light: SelectQuery = { kind: 'select', table: 'ledger', columns: [{ name: 
 const mayRaise = process.getuid?.() === 0;
 /** The priority workers start from: this process's (they inherit it). */
 const normal = getPriority();
-const lowered = Math.min(19, normal + 10);
+// The lowest priority there is: a long statement only runs when nothing else wants the core.
+const lowered = 19;
 
 let databasePath: string;
 let pool: QueryPool | undefined;
