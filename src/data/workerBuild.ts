@@ -6,7 +6,8 @@
  * with esbuild (tens of milliseconds) and forks bare Node on the result (about 0.13 s).
  *
  * The skills' reducers (defineReducer) are TypeScript modules the worker imports by URL; each
- * is built the same way on first use, and rebuilt when one of its files changes (SKILLS_RELOAD).
+ * is built the same way on first use, and rebuilt when one of its files changes (SKILLS_RELOAD):
+ * at once when the skill is re-imported, within a second otherwise.
  * Builds are kept under node_modules/.cache/analyst-agent/, named by their content, so that
  * bare imports (better-sqlite3, pg, …) resolve from the project and several processes share
  * one copy; builds.json there lets a later process reuse them without running esbuild while
@@ -60,7 +61,15 @@ interface BuiltModule {
   inputs: [string, number][];
 }
 
-const reducerModules = new Map<string, { built?: BuiltModule; building?: Promise<BuiltModule> }>();
+/**
+ * How long a built reducer is trusted before its files are looked at again. Checking them is a
+ * stat of every file in the build, on the HTTP process's thread: done for every comparison it
+ * was the largest share of a flood of comparisons' cost there (issue 19). A reloaded skill
+ * imports its module under a new URL, which is checked at once.
+ */
+const CHANGE_CHECK_MS = 1_000;
+
+const reducerModules = new Map<string, { built?: BuiltModule; building?: Promise<BuiltModule>; checked?: { url: string; at: number } }>();
 
 /**
  * The query with its reducer (if any) pointing at built JavaScript, for a built worker:
@@ -95,6 +104,8 @@ function builtModule(moduleUrl: string): BuiltModule | Promise<BuiltModule> | un
   const source = fileURLToPath(moduleUrl.replace(/\?.*$/, ''));
   const entry = reducerModules.get(source) ?? {};
   reducerModules.set(source, entry);
+  if (entry.built && entry.checked?.url === moduleUrl && Date.now() - entry.checked.at < CHANGE_CHECK_MS) return entry.built;
+  entry.checked = { url: moduleUrl, at: Date.now() };
   if (entry.built && !changed(entry.built)) return entry.built;
   entry.built = undefined;
   entry.building ??= bundleModule(source).then(

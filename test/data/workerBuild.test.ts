@@ -1,7 +1,8 @@
 /**
  * Query workers run built JavaScript (src/data/workerBuild.ts): a replacement for a killed
  * worker starts on bare Node instead of transpiling TypeScript, and a reducer module edited
- * while the service runs (SKILLS_RELOAD) is rebuilt before the next query that uses it.
+ * while the service runs (SKILLS_RELOAD) is rebuilt: at once when its skill is re-imported,
+ * within a second otherwise.
  */
 import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,6 +25,15 @@ export const scaledSum = defineReducer(import.meta.url, 'scaledSum', {
   finish: (state: { total: number }) => state.total,
 });
 `;
+
+/** Rewrites the reducer with another factor, with a later modification time even where the file system's clock is coarse. */
+let edits = 0;
+function edit(factor: number): void {
+  writeFileSync(reducerFile, reducerSource(factor));
+  edits += 1;
+  const later = new Date(Date.now() + edits * 5_000);
+  utimesSync(reducerFile, later, later);
+}
 
 const sumOf = (module: string, name: string): FoldQuery => ({
   kind: 'fold',
@@ -55,13 +65,15 @@ describe('built query workers', () => {
     expect(result).toMatchObject({ folded: { total: 10, rows: 3 } });
   });
 
-  it('rebuild a reducer module edited after its first use', async () => {
+  it('rebuild a reducer module edited after its first use: at once when re-imported, within a second otherwise', async () => {
     const url = pathToFileURL(reducerFile).href;
     expect(await pool.run(sumOf(url, 'scaledSum'))).toMatchObject({ folded: 10 });
-    writeFileSync(reducerFile, reducerSource(3));
-    // A later modification time even where the file system's clock is coarse.
-    const later = new Date(Date.now() + 5_000);
-    utimesSync(reducerFile, later, later);
-    expect(await pool.run(sumOf(url, 'scaledSum'))).toMatchObject({ folded: 30 });
+    edit(3);
+    // A reloaded skill imports the module under a new URL (tsx's namespace query): checked at once.
+    expect(await pool.run(sumOf(`${url}?namespace=reloaded`, 'scaledSum'))).toMatchObject({ folded: 30 });
+    edit(5);
+    // The same URL: its files are looked at again once a second has passed since the last look.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await pool.run(sumOf(`${url}?namespace=reloaded`, 'scaledSum'))).toMatchObject({ folded: 50 });
   });
 });
