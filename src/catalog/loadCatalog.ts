@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { ConfigurationError } from '../errors/index.ts';
+import { cachedYaml, rememberYaml } from '../shared/yamlCache.ts';
 import { buildCatalog, type Catalog } from './catalog.ts';
 import { resolveConnections } from './catalogConnections.ts';
 import { catalogSchema, type CatalogDocument } from './schema.ts';
@@ -33,22 +34,40 @@ export function loadCatalog(filePath: string, options: LoadCatalogOptions = {}):
   } catch (error) {
     throw new ConfigurationError(`Catalog file ${filePath} cannot be read: ${(error as Error).message}. Set CATALOG to the catalog YAML file.`);
   }
-  const lineCounter = new LineCounter();
-  const yamlDocument = parseDocument(text, { lineCounter, prettyErrors: true });
-  if (yamlDocument.errors.length > 0) {
-    const lines = yamlDocument.errors.map((e) => `  ${filePath}:${e.linePos?.[0]?.line ?? '?'}: ${e.message.split('\n')[0]}`);
-    throw new ConfigurationError(`Catalog ${filePath} is not valid YAML:\n${lines.join('\n')}`);
-  }
-  const parsed = catalogSchema.safeParse(yamlDocument.toJS());
+  // A text that parsed before is read back from the cache (a tenth of a start); the YAML
+  // document, with its line numbers, is only needed to report problems.
+  const cached = cachedYaml(text);
+  let parsedDocument: ParsedDocument | undefined;
+  const document = () => (parsedDocument ??= parseYaml(text, filePath));
+  const value = cached ? cached.value : document().yaml.toJS();
+  const parsed = catalogSchema.safeParse(value);
   const connections = parsed.success ? resolveConnections(parsed.data.connections, filePath, options.environment ?? process.env) : { specs: [], problems: [] };
   const problems: Problem[] = parsed.success
     ? [...connections.problems, ...crossCheck(parsed.data, options)]
     : parsed.error.issues.map((issue) => ({ path: issue.path as (string | number)[], message: issue.message }));
   if (problems.length > 0) {
-    const lines = problems.map((p) => `  ${filePath}:${lineOf(yamlDocument, lineCounter, p.path)} ${p.path.join('.') || '(root)'}: ${p.message}`);
+    const { yaml, lineCounter } = document();
+    const lines = problems.map((p) => `  ${filePath}:${lineOf(yaml, lineCounter, p.path)} ${p.path.join('.') || '(root)'}: ${p.message}`);
     throw new ConfigurationError(`Catalog ${filePath} is invalid:\n${lines.join('\n')}`);
   }
+  if (!cached) rememberYaml(text, value);
   return buildCatalog(parsed.data as CatalogDocument, filePath, connections.specs);
+}
+
+interface ParsedDocument {
+  yaml: Document;
+  lineCounter: LineCounter;
+}
+
+/** The catalog text as a YAML document with line numbers; @throws ConfigurationError when it is not valid YAML. */
+function parseYaml(text: string, filePath: string): ParsedDocument {
+  const lineCounter = new LineCounter();
+  const yaml = parseDocument(text, { lineCounter, prettyErrors: true });
+  if (yaml.errors.length > 0) {
+    const lines = yaml.errors.map((e) => `  ${filePath}:${e.linePos?.[0]?.line ?? '?'}: ${e.message.split('\n')[0]}`);
+    throw new ConfigurationError(`Catalog ${filePath} is not valid YAML:\n${lines.join('\n')}`);
+  }
+  return { yaml, lineCounter };
 }
 
 /** References inside the catalog, and tables/columns in the database, must exist. */

@@ -15,6 +15,7 @@
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { ConfigurationError } from '../errors/index.ts';
+import { cachedYaml, rememberYaml } from '../shared/yamlCache.ts';
 import type { KnowledgeConcerns } from '../skills/sdk/tools.ts';
 
 export interface KnowledgeFrontMatter {
@@ -39,9 +40,12 @@ const blockPattern = /^---\n(?:([\s\S]*?)\n)?---[ \t]*(?:\n|$)/;
 export function readFrontMatter(markdown: string, file: string): { frontMatter: KnowledgeFrontMatter; body: string } {
   const match = blockPattern.exec(markdown);
   if (!match) return { frontMatter: { concerns: {}, sections: {} }, body: markdown };
+  const yamlText = match[1] ?? '';
+  // A block parsed before is read back from the cache: parsing every file's block was half of indexing the knowledge at start.
+  const cached = cachedYaml(yamlText);
   let document: unknown;
   try {
-    document = parse(match[1] ?? '') ?? {};
+    document = (cached ? cached.value : parse(yamlText)) ?? {};
   } catch (error) {
     throw new ConfigurationError(`Knowledge file ${file}: the front matter is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
   }
@@ -50,6 +54,7 @@ export function readFrontMatter(markdown: string, file: string): { frontMatter: 
     const issue = parsed.error.issues[0];
     throw new ConfigurationError(`Knowledge file ${file}: front matter ${issue?.path.join('.') || '(top)'}: ${issue?.message ?? 'invalid'} (expected concerns: { sources: [...], values: { dimension: [...] } } and sections: { heading: concerns })`);
   }
+  if (!cached) rememberYaml(yamlText, document);
   return { frontMatter: { concerns: parsed.data.concerns ?? {}, sections: parsed.data.sections ?? {} }, body: markdown.slice(match[0].length) };
 }
 

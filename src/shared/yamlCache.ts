@@ -1,6 +1,6 @@
 /**
  * A YAML file parsed once per content. Parsing openapi.yaml (230 KB) with `yaml` took about a
- * fifth of the service's start; the parsed value is kept as JSON under
+ * fifth of the service's start, the catalog another tenth; the parsed value is kept as JSON under
  * node_modules/.cache/analyst-agent/yaml/, named by the text's hash, and read back in a few
  * milliseconds by later starts. An edited file has another hash, so it is parsed afresh. Values
  * JSON cannot hold the same (NaN, Infinity) are not cached; a cache that cannot be written only
@@ -22,23 +22,47 @@ const cacheDirectory = path.resolve(path.dirname(fileURLToPath(import.meta.url))
  */
 export function readYamlFile(file: string): unknown {
   const text = readFileSync(file, 'utf8');
-  const cached = path.join(cacheDirectory, `${createHash('sha256').update(text).digest('hex').slice(0, 24)}.json`);
-  try {
-    return JSON.parse(readFileSync(cached, 'utf8')) as unknown;
-  } catch {
-    // Not parsed yet (or the cache is unreadable): parse it now.
-  }
+  const cached = cachedYaml(text);
+  if (cached) return cached.value;
   const value: unknown = parse(text);
-  const json = JSON.stringify(value);
-  if (json !== undefined && isDeepStrictEqual(JSON.parse(json), value)) {
-    try {
-      mkdirSync(cacheDirectory, { recursive: true });
-      // Written beside, then renamed: a process starting at the same moment reads all or nothing.
-      writeFileSync(`${cached}.${process.pid}`, json);
-      renameSync(`${cached}.${process.pid}`, cached);
-    } catch {
-      // Read-only install: parsed at every start, as before.
-    }
-  }
+  rememberYaml(text, value);
   return value;
+}
+
+/**
+ * The value this YAML text parsed to before, if it was cached; undefined when it must be parsed.
+ * @example
+ * const value = cachedYaml(text)?.value ?? parseAndRemember(text);
+ */
+export function cachedYaml(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(readFileSync(cacheFile(text), 'utf8')) as unknown };
+  } catch {
+    // Not parsed yet (or the cache is unreadable).
+    return undefined;
+  }
+}
+
+/**
+ * Keeps what a YAML text parsed to, for cachedYaml in later processes. Only valid content should
+ * be remembered: a cached value skips the parse, and with it the parser's errors.
+ * @example
+ * rememberYaml(text, parse(text));
+ */
+export function rememberYaml(text: string, value: unknown): void {
+  const json = JSON.stringify(value);
+  if (json === undefined || !isDeepStrictEqual(JSON.parse(json), value)) return;
+  const cached = cacheFile(text);
+  try {
+    mkdirSync(cacheDirectory, { recursive: true });
+    // Written beside, then renamed: a process starting at the same moment reads all or nothing.
+    writeFileSync(`${cached}.${process.pid}`, json);
+    renameSync(`${cached}.${process.pid}`, cached);
+  } catch {
+    // Read-only install: parsed at every start.
+  }
+}
+
+function cacheFile(text: string): string {
+  return path.join(cacheDirectory, `${createHash('sha256').update(text).digest('hex').slice(0, 24)}.json`);
 }

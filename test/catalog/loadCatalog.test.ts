@@ -1,8 +1,10 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/loadCatalog.ts';
 import { openDataDatabase, tableColumns } from '../../src/data/database.ts';
 import { ConfigurationError } from '../../src/errors/index.ts';
+import { cachedYaml } from '../../src/shared/yamlCache.ts';
 import { projectRoot } from '../../src/config/config.ts';
 import { temporaryDirectory, twoSourceCatalog, writeCatalog, writeTwoSourceDatabase } from '../support/catalogFixture.ts';
 
@@ -69,6 +71,26 @@ sources:
     expect(error.message).toContain("sources.left.measures.amount.currency_dimension: 'curency' is not a dimension of this source");
     expect(error.message).toContain("sources.right.dimensions.k2.column: column 'k3' does not exist in table 'right_table' (columns: key, k2, amount, cur)");
     expect(error.message).toContain("sources.right.defaults.measures.0: 'amout' is not a measure of this source");
+  });
+
+  it('reads an unchanged catalog back from the parse cache, and still names the line of a problem found later', () => {
+    const directory = temporaryDirectory();
+    const database = writeTwoSourceDatabase(directory, [], []);
+    const file = writeCatalog(directory, twoSourceCatalog());
+    const text = readFileSync(file, 'utf8');
+    const db = openDataDatabase(database);
+    const columnsOf = (table: string) => tableColumns(db, table);
+    // The first load parses the text and keeps what it parsed to (shared/yamlCache.ts).
+    expect([...loadCatalog(file, { columnsOf }).sources.keys()]).toEqual(['left', 'right']);
+    expect(cachedYaml(text)).toBeDefined();
+    // The same text, now against a database without the right table: the problem still has its line.
+    const error = loadError(() => loadCatalog(file, { columnsOf: (table) => (table === 'right_table' ? undefined : columnsOf(table)) }));
+    db.close();
+    const line = text.split('\n').findIndex((entry) => entry.includes('table: right_table')) + 1;
+    expect(error.message).toContain(`${file}:${line} sources.right.table: table 'right_table' does not exist`);
+    // An edited file is parsed afresh.
+    writeFileSync(file, text.replace('test source left_table', 'edited left source'));
+    expect(loadCatalog(file).sources.get('left')!.description).toBe('edited left source');
   });
 
   it('reports YAML syntax errors with their line', () => {
