@@ -7,26 +7,42 @@
  * a failure for people, and `x-strict-query: true` on an operation refuses unknown parameters.
  */
 import type { RequestHandler } from 'express';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { FormatsPlugin } from 'ajv-formats';
 import { readYamlFile } from '../shared/yamlCache.ts';
 import { sendProblem } from './problem.ts';
 
-const addFormats = addFormatsModule as unknown as FormatsPlugin;
 type Json = Record<string, any>;
 
 interface Operation {
   method: string;
   pattern: RegExp;
   /** The operation's validators, compiled on its first request (see validateAgainstSpec). */
-  validators: () => { body: ValidateFunction | undefined; query: ValidateFunction | undefined };
+  validators: () => Promise<{ body: ValidateFunction | undefined; query: ValidateFunction | undefined }>;
 }
 
 /** `make()` once, on the first call; the same value after. */
 function once<T>(make: () => T): () => T {
   let made: { value: T } | undefined;
   return () => (made ??= { value: make() }).value;
+}
+
+/**
+ * An Ajv holding the spec (as `openapi#`), coercing query-string text to the schema's types when
+ * `coerceTypes`. Ajv is imported here, on the first request with a body or query to check: its
+ * 300 KB of code were parsed at every start, and most processes never validate a request.
+ */
+async function specAjv(spec: Json, coerceTypes: boolean): Promise<Ajv2020> {
+  // Both are CommonJS: `default` is their module.exports under Node and in the build alike (named exports are Node's alone).
+  const [{ default: ajvExports }, { default: formats }] = await Promise.all([import('ajv/dist/2020.js'), import('ajv-formats')]);
+  const Ajv = ajvExports.Ajv2020;
+  const addFormats = formats as unknown as FormatsPlugin;
+  // verbose: errors carry their schema, so a schema's `x-error-messages` can word them.
+  // maxLength counts characters (code points), not UTF-16 units: an emoji is one character.
+  const ajv = new Ajv({ strict: false, allErrors: true, coerceTypes, verbose: true });
+  addFormats(ajv);
+  ajv.addSchema({ ...spec, $id: 'openapi' });
+  return ajv;
 }
 
 /** What a failed check is about: the JSON body, or the query string (whose members are parameters). */
@@ -40,28 +56,24 @@ type Part = 'body' | 'query';
 export function validateAgainstSpec(specPath: string): RequestHandler {
   // Parsed once per content of the file: the parse was a fifth of the service's start.
   const spec = readYamlFile(specPath) as Json;
-  // verbose: errors carry their schema, so a schema's `x-error-messages` can word them.
-  // maxLength counts characters (code points), not UTF-16 units: an emoji is one character.
-  const ajv = new Ajv2020({ strict: false, allErrors: true, coerceTypes: false, verbose: true });
-  addFormats(ajv);
-  ajv.addSchema({ ...spec, $id: 'openapi' });
+  // Made on the first request that needs one: adding the spec (checked against JSON Schema's
+  // meta-schema) was another sixth of the start.
+  const ajv = once(() => specAjv(spec, false));
   // Query strings arrive as text: their validator coerces "20" to 20 as the schema asks.
-  const queryAjv = new Ajv2020({ strict: false, allErrors: true, coerceTypes: true, verbose: true });
-  addFormats(queryAjv);
-  queryAjv.addSchema({ ...spec, $id: 'openapi' });
+  const queryAjv = once(() => specAjv(spec, true));
 
   const operations: Operation[] = [];
   for (const [template, item] of Object.entries(spec.paths as Json)) {
     for (const [method, operation] of Object.entries(item as Json)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
       const pointer = `openapi#/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}`;
-      const validators = once(() => {
-        const body = (operation as Json).requestBody?.content?.['application/json'] ? ajv.compile({ $ref: `${pointer}/requestBody/content/application~1json/schema` }) : undefined;
+      const validators = once(async () => {
+        const body = (operation as Json).requestBody?.content?.['application/json'] ? (await ajv()).compile({ $ref: `${pointer}/requestBody/content/application~1json/schema` }) : undefined;
         const parameters = [...((item as Json).parameters ?? []), ...((operation as Json).parameters ?? [])]
           .map((p: Json) => (p.$ref ? resolve(spec, p.$ref) : p))
           .filter((p: Json) => p.in === 'query');
         const query = parameters.length
-          ? queryAjv.compile({
+          ? (await queryAjv()).compile({
               type: 'object',
               properties: Object.fromEntries(parameters.map((p: Json) => [p.name, p.schema ?? {}])),
               required: parameters.filter((p: Json) => p.required).map((p: Json) => p.name),
@@ -75,10 +87,10 @@ export function validateAgainstSpec(specPath: string): RequestHandler {
     }
   }
 
-  return (request, response, next) => {
+  return async (request, response, next) => {
     const operation = operations.find((op) => op.method === request.method && op.pattern.test(request.path));
     if (!operation) return next();
-    const validate = operation.validators();
+    const validate = await operation.validators();
     const errors: { path: string; message: string }[] = [];
     if (validate.query) {
       const query = { ...(request.query as Json) };
