@@ -61,7 +61,8 @@ export function createOfflineChatModel(
   registry: SkillRegistry,
   options: { hiddenTerms?: readonly string[] } = {},
 ): { model: ChatModelWithTools; description: ModelDescription } {
-  const tools = registry.list().map((entry) => entry.modelDefinition);
+  // The planner only needs the tools' names: their model definitions are converted when a model over HTTP needs them.
+  const tools = registry.list().map((entry) => ({ name: entry.tool.name }));
   // For a scoped key, the example questions it offers never name data hidden from the key.
   const hidden = options.hiddenTerms ?? [];
   const forms = registry.skills

@@ -62,11 +62,11 @@ export class SkillRegistry {
             `Duplicate tool name '${tool.name}': declared by skill '${existing.skill.name}' (${existing.skill.directory}) and skill '${skill.name}' (${skill.directory}). Tool names must be unique across skills.`,
           );
         }
-        this.tools.set(tool.name, { skill, tool, ...jsonSchemasOf(tool) });
+        this.tools.set(tool.name, registered(skill, tool));
       }
     }
     const builtin = builtinSkill(this);
-    for (const tool of builtin.tools) this.tools.set(tool.name, { skill: builtin, tool, ...jsonSchemasOf(tool), builtin: true });
+    for (const tool of builtin.tools) this.tools.set(tool.name, registered(builtin, tool, true));
   }
 
   /** An enabled skill by name. */
@@ -166,15 +166,36 @@ export class SkillRegistry {
   }
 }
 
-function jsonSchemasOf(tool: ToolDefinition): { inputSchema: Record<string, unknown>; outputSchema: Record<string, unknown>; modelDefinition: ModelToolDefinition } {
-  const convert = (kind: 'input' | 'output', toJson: (tool: ToolDefinition) => Record<string, unknown>) => {
+/**
+ * A tool with its JSON Schemas and model definition, each converted from zod on first use and
+ * kept: converting every tool's at startup was a twentieth of a start, and a process that only
+ * runs tools (a test, a dashboard's calls) may never need them.
+ */
+function registered(skill: Skill, tool: ToolDefinition, builtin?: true): RegisteredTool {
+  const convert = <T>(kind: 'input' | 'output', toJson: (tool: ToolDefinition) => T) => {
     try {
       return toJson(tool);
     } catch (error) {
       throw new ConfigurationError(`Tool '${tool.name}': its ${kind} schema cannot be expressed as JSON Schema: ${(error as Error).message}`);
     }
   };
-  return { inputSchema: convert('input', inputJsonSchema), outputSchema: convert('output', outputJsonSchema), modelDefinition: modelToolDefinition(tool) };
+  let inputSchema: Record<string, unknown> | undefined;
+  let outputSchema: Record<string, unknown> | undefined;
+  let modelDefinition: ModelToolDefinition | undefined;
+  return {
+    skill,
+    tool,
+    ...(builtin ? { builtin } : {}),
+    get inputSchema() {
+      return (inputSchema ??= convert('input', inputJsonSchema));
+    },
+    get outputSchema() {
+      return (outputSchema ??= convert('output', outputJsonSchema));
+    },
+    get modelDefinition() {
+      return (modelDefinition ??= convert('input', modelToolDefinition));
+    },
+  };
 }
 
 function parseArguments(raw: unknown): unknown {

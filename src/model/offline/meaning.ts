@@ -14,16 +14,23 @@ export interface MeaningMatch {
   length: number;
 }
 
-const byFirstWord = new Map<string, { words: string[]; kind: MeaningKind }[]>();
-for (const [kind, phrases] of Object.entries(meaningWords) as [MeaningKind, string[]][]) {
-  for (const phrase of phrases) {
-    const words = phraseWords(phrase);
-    if (!words.length) continue;
-    const list = byFirstWord.get(words[0]!) ?? [];
-    list.push({ words, kind });
-    list.sort((x, y) => y.words.length - x.words.length);
-    byFirstWord.set(words[0]!, list);
+/** The meaning phrases by their first word, longest first; built on the first question (not at every start). */
+let byFirstWord: Map<string, { words: string[]; kind: MeaningKind }[]> | undefined;
+function phrasesStartingWith(word: string): { words: string[]; kind: MeaningKind }[] {
+  if (!byFirstWord) {
+    byFirstWord = new Map();
+    for (const [kind, phrases] of Object.entries(meaningWords) as [MeaningKind, string[]][]) {
+      for (const phrase of phrases) {
+        const words = phraseWords(phrase);
+        if (!words.length) continue;
+        const list = byFirstWord.get(words[0]!) ?? [];
+        list.push({ words, kind });
+        byFirstWord.set(words[0]!, list);
+      }
+    }
+    for (const list of byFirstWord.values()) list.sort((x, y) => y.words.length - x.words.length);
   }
+  return byFirstWord.get(word) ?? [];
 }
 const rankingWords = new Set(meaningWords.ranking);
 
@@ -50,7 +57,7 @@ export function meaningAt(words: readonly string[], index: number, { scopeAt, co
   const word = words[index]!;
   // "isn't in BPC": a contraction is the negation of a verb, unless a scope follows it.
   if (/n['’]t$/.test(word)) return scopeWords.has(words[index + 1] ?? '') ? { phrase: word, kind: 'exclusion', length: 1 } : undefined;
-  const match = (byFirstWord.get(word) ?? []).find((phrase) => phrase.words.every((w, offset) => words[index + offset] === w));
+  const match = phrasesStartingWith(word).find((phrase) => phrase.words.every((w, offset) => words[index + offset] === w));
   if (!match) return undefined;
   const next = (from: number) => {
     let at = from;

@@ -27,8 +27,8 @@ export interface OfflineChatModelOptions extends BaseChatModelParams {
   forms?: readonly QuestionForm[];
   /** Names of the tools bound with bindTools; the forms only call these. */
   toolNames?: string[];
-  /** The vocabulary of `catalog` and `forms`, when already built (bindTools passes it on). */
-  vocabulary?: Vocabulary;
+  /** The vocabulary of `catalog` and `forms`, built on first use and shared (bindTools passes it on). */
+  vocabulary?: () => Vocabulary;
 }
 
 /** Chooses, in a turn, the form and the question it answers. */
@@ -48,14 +48,20 @@ export class OfflineChatModel extends BaseChatModel {
   private readonly catalog: Catalog;
   private readonly forms: readonly QuestionForm[];
   private readonly toolNames: string[];
-  private readonly vocabulary: Vocabulary;
+  private readonly vocabularyOf: () => Vocabulary;
 
   constructor(options: OfflineChatModelOptions) {
     super(options);
     this.catalog = options.catalog;
     this.forms = options.forms ?? [];
     this.toolNames = options.toolNames ?? [];
-    this.vocabulary = options.vocabulary ?? buildVocabulary(this.catalog, this.forms);
+    // Built on the first question rather than at every start (a twentieth of one); bound copies share it.
+    let built: Vocabulary | undefined;
+    this.vocabularyOf = options.vocabulary ?? (() => (built ??= buildVocabulary(options.catalog, options.forms ?? [])));
+  }
+
+  private get vocabulary(): Vocabulary {
+    return this.vocabularyOf();
   }
 
   _llmType(): string {
@@ -65,7 +71,7 @@ export class OfflineChatModel extends BaseChatModel {
   /** Returns a model that may call the given tools (OpenAI function format or named tools). */
   override bindTools(tools: ToolDefinitionLike[]): OfflineChatModel {
     const names = tools.map((tool) => tool.function?.name ?? tool.name).filter((name): name is string => typeof name === 'string');
-    return new OfflineChatModel({ catalog: this.catalog, forms: this.forms, toolNames: names, vocabulary: this.vocabulary });
+    return new OfflineChatModel({ catalog: this.catalog, forms: this.forms, toolNames: names, vocabulary: this.vocabularyOf });
   }
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
