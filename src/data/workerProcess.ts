@@ -53,7 +53,12 @@ export class WorkerProcess<Task = unknown> {
    * @param environment the connections (ANALYST_CONNECTIONS) and statement timeout, kept out of the process list
    * @param launch the worker script (built JavaScript, see workerBuild.ts) and Node's flags for it
    */
-  constructor(databasePath: string, events: WorkerEvents<Task>, environment: Record<string, string> = {}, launch: WorkerLaunch = TYPESCRIPT_LAUNCH) {
+  /**
+   * @param yieldWhileStarting start at the lowest priority (a replacement or spare, while queries run);
+   *   the first workers start at the service's own: nothing runs yet, and lowered they waited behind
+   *   the service's own start-up threads (a tenth of a start).
+   */
+  constructor(databasePath: string, events: WorkerEvents<Task>, environment: Record<string, string> = {}, launch: WorkerLaunch = TYPESCRIPT_LAUNCH, yieldWhileStarting = true) {
     this.child = fork(launch.script, [databasePath], {
       execArgv: launch.execArgv,
       env: { ...process.env, ...environment },
@@ -90,8 +95,10 @@ export class WorkerProcess<Task = unknown> {
     });
     this.ready.catch(() => undefined);
     // Starting a process (about 0.13 s of CPU) is no one's answer yet: it yields to running queries.
-    this.yieldCpu();
-    this.ready.then(() => this.reclaimCpu(), () => undefined);
+    if (yieldWhileStarting) {
+      this.yieldCpu();
+      this.ready.then(() => this.reclaimCpu(), () => undefined);
+    }
   }
 
   /**

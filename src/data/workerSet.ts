@@ -54,7 +54,7 @@ export class WorkerSet<Task> {
    */
   async start(identity: FileIdentity | undefined): Promise<void> {
     this.identity = identity;
-    const first = this.slots.map(() => new WorkerProcess<Task>(this.options.databasePath, this.options.events, this.options.environment, this.options.launch));
+    const first = this.slots.map(() => new WorkerProcess<Task>(this.options.databasePath, this.options.events, this.options.environment, this.options.launch, false));
     try {
       await Promise.all(first.map((worker) => worker.ready));
     } catch (failure) {

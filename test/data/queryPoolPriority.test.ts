@@ -12,6 +12,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QueryPool } from '../../src/data/queryPool.ts';
 import type { SelectQuery } from '../../src/data/query.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
+import { workerLaunch } from '../../src/data/workerBuild.ts';
+import { WorkerProcess } from '../../src/data/workerProcess.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
 
 /** One group per row of a million-row table: hundreds of milliseconds of CPU on any machine. */
@@ -67,6 +69,25 @@ describe('QueryPool CPU priority', () => {
     // The same worker answers the next query, at its normal priority where it may be raised again.
     expect(pool.workerPids()).toEqual([pid]);
     expect(getPriority(pid!)).toBe(mayRaise ? normal : lowered);
+  }, 60_000);
+
+  it('starts the first workers at normal priority, and a replacement lowered until it is ready', async () => {
+    // Nothing runs while the pool starts: lowered, its first workers waited behind the service's own start-up.
+    const launch = await workerLaunch();
+    const events = { reply: () => undefined, exit: () => undefined };
+    const environment = { ANALYST_CONNECTIONS: JSON.stringify([{ name: 'default', url: `sqlite:${databasePath}` }]), ANALYST_STATEMENT_TIMEOUT_MS: '30000' };
+    const first = new WorkerProcess(databasePath, events, environment, launch, false);
+    const replacement = new WorkerProcess(databasePath, events, environment, launch);
+    try {
+      expect(getPriority(first.pid!)).toBe(normal);
+      expect(getPriority(replacement.pid!)).toBe(lowered);
+      await Promise.all([first.ready, replacement.ready]);
+      expect(getPriority(first.pid!)).toBe(normal);
+      expect(getPriority(replacement.pid!)).toBe(mayRaise ? normal : lowered);
+    } finally {
+      first.kill();
+      replacement.kill();
+    }
   }, 60_000);
 
   it('leaves a short query at normal priority', async () => {
