@@ -57,7 +57,8 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
   const { catalog, connections, states, defaultUsed } = await openCatalog(config.catalogPath, { name: DEFAULT_CONNECTION, url: config.dataUrl }, { statementTimeoutMs: config.queryTimeoutMs, logger, environment: config.environment });
   // Everything built from the skills; SKILLS_RELOAD swaps it for new requests when a skill changes.
   const loadSkillSet = async (fresh = false) => {
-    const registry = new SkillRegistry(await loadSkills(config.skillsDirectory, { disabled: config.skillsDisabled, fresh }));
+    // Each skill's records live in the application database, opened below (before any tool runs).
+    const registry = new SkillRegistry(await loadSkills(config.skillsDirectory, { disabled: config.skillsDisabled, fresh }), { recordsFor: (skill) => sessions.skillRecords(skill) });
     return { registry, knowledge: buildKnowledgeBase(registry.skills), ...(await createChatModel(config.model, catalog, registry)), systemPrompt: buildSystemPrompt(registry.skills) };
   };
   // A scope naming a source or dimension the catalog lacks is a typo: stop now, not hide data later.

@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { ConfigurationError } from '../errors/index.ts';
 import { isDamaged, sqliteCode } from '../shared/sqliteErrors.ts';
 import { RECOVERY } from './appDatabaseGuard.ts';
+import { skillRecordsSchema } from './sqliteSkillRecords.ts';
 
 /** The schema this code writes, kept in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = 1;
@@ -123,6 +124,8 @@ function migrate(database: Database.Database): void {
       const turnColumns = database.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('turns')").all();
       if (!turnColumns.some((column) => column.name === 'figures')) database.exec('ALTER TABLE turns ADD COLUMN figures TEXT');
       database.exec(artifactsSchema);
+      // The skills' own records (sqliteSkillRecords.ts): a table of its own, which older services never read.
+      database.exec(skillRecordsSchema);
     })
     .immediate();
 }

@@ -77,6 +77,17 @@ CREATE TABLE IF NOT EXISTS session_artifacts (
   updated_at timestamptz NOT NULL,
   PRIMARY KEY (session_id, key)
 );
+-- The skills' own records (postgresSkillRecords.ts): a table of its own, which an earlier
+-- release never reads, so the schema version stays 1.
+CREATE TABLE IF NOT EXISTS skill_records (
+  namespace  text COLLATE "C" NOT NULL,
+  collection text COLLATE "C" NOT NULL,
+  id         text COLLATE "C" NOT NULL,
+  value      json NOT NULL,
+  version    integer NOT NULL,
+  updated_at timestamptz NOT NULL,
+  PRIMARY KEY (namespace, collection, id)
+);
 -- Who runs a turn on a session now, until when (the server's clock). No foreign key: a lease
 -- outlives a session deleted during its turn and is released by its holder as usual.
 CREATE TABLE IF NOT EXISTS session_leases (

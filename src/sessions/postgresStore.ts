@@ -26,6 +26,8 @@ import type { SessionPage } from './sessionPaging.ts';
 import type { SessionHistory, SessionSummary, TurnInput } from './sessionRecords.ts';
 import type { RecentHistory, SessionStore } from './sessionStore.ts';
 import { SessionQueue } from './sessionQueue.ts';
+import type { SkillRecords } from '../skills/sdk/records.ts';
+import { PostgresSkillRecords } from './postgresSkillRecords.ts';
 
 const DEFAULT_EXPIRY_INTERVAL_MS = 10 * 60 * 1000;
 const DEFAULT_LEASE_MS = 30_000;
@@ -85,6 +87,10 @@ export class PostgresStore implements SessionStore {
       this.timer = setInterval(() => void this.expireIdleLogged(), interval);
       this.timer.unref();
     }
+  }
+
+  skillRecords(namespace: string): SkillRecords {
+    return new PostgresSkillRecords(this.pool, this.health, namespace, this.options.now ?? Date.now);
   }
 
   /** This instance's id, as it appears in lease rows. */

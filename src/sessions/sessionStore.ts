@@ -6,6 +6,7 @@
  * (postgresStore.ts) in PostgreSQL, shared by any number of instances.
  */
 import type { BaseMessage } from '@langchain/core/messages';
+import type { SkillRecords } from '../skills/sdk/records.ts';
 import type { StorageHealth } from './appDatabaseGuard.ts';
 import type { SessionPage } from './sessionPaging.ts';
 import type { SessionHistory, SessionSummary, TurnInput } from './sessionRecords.ts';
@@ -56,6 +57,11 @@ export interface SessionStore {
   list(options?: { limit?: number; cursor?: string | undefined; owner?: string | undefined }): Promise<SessionPage>;
   /** The session with its turns (a page of them with `page`), or undefined like `get`. */
   history(id: string, owner?: string, page?: { limit: number; after?: number }): Promise<SessionHistory | undefined>;
+  /**
+   * The durable records of the skill `namespace` (skills/sdk/records.ts), kept in the same
+   * application database as the conversations and, like them, seen by every instance sharing it.
+   */
+  skillRecords(namespace: string): SkillRecords;
   /** Deletes a session and everything in it; false when there was no such (live, owned) session. */
   delete(id: string, owner?: string): Promise<boolean>;
   /** Runs `work` alone for this session, after all earlier work on it (see the contract above). */

@@ -17,6 +17,8 @@ import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE, type Sess
 import { titleOf, type SessionHistory, type TurnInput } from './sessionRecords.ts';
 import { prepareSessionStatements, summaryOf, turnOf, type SessionRow, type SessionStatements } from './sessionRows.ts';
 import { SessionQueue } from './sessionQueue.ts';
+import type { SkillRecords } from '../skills/sdk/records.ts';
+import { SqliteSkillRecords } from './sqliteSkillRecords.ts';
 
 /** How often idle sessions are swept by default. */
 const DEFAULT_EXPIRY_INTERVAL_MS = 10 * 60 * 1000;
@@ -249,6 +251,11 @@ export class SqliteSessionStore {
   /** Sessions updated before this instant are expired; the epoch (nothing expires) when the TTL is 0. */
   private cutoff(): string {
     return this.ttlMs > 0 ? new Date(this.now() - this.ttlMs).toISOString() : new Date(0).toISOString();
+  }
+
+  /** The records of the skill `namespace` (skills/sdk/records.ts), in this file. */
+  skillRecords(namespace: string): SkillRecords {
+    return new SqliteSkillRecords(this.database, this.guard, namespace, () => this.timestamp());
   }
 
   private timestamp(): string {

@@ -5,6 +5,7 @@
  * become rejections. Per-session serialisation is the engine's in-process queue: one process
  * owns an APP_DB file.
  */
+import type { SkillRecords } from '../skills/sdk/records.ts';
 import type { StorageHealth } from './appDatabaseGuard.ts';
 import type { SessionPage } from './sessionPaging.ts';
 import type { SessionHistory, SessionSummary, TurnInput } from './sessionRecords.ts';
@@ -62,6 +63,10 @@ export class SqliteStore implements SessionStore {
 
   artifact<T = unknown>(sessionId: string, key: string): Promise<T | undefined> {
     return settle(() => this.engine.artifact(sessionId, key) as T | undefined);
+  }
+
+  skillRecords(namespace: string): SkillRecords {
+    return this.engine.skillRecords(namespace);
   }
 
   storageHealth(): StorageHealth {

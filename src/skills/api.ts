@@ -18,6 +18,8 @@
  * - question forms for the offline model (sdk/questions.ts): defineQuestionForm, sourceFor,
  *   scopeOn, rankingOf;
  * - presentation in the web chat (sdk/presentation.ts): PresentationSpec and its parts;
+ * - durable records (sdk/records.ts): ToolContext.records (SkillRecords), RecordConflictError,
+ *   memoryRecords;
  * - testing (sdk/testing.ts): skillTestKit, temporaryDirectory, writeTestDatabase,
  *   writeTestCatalog, openTestData.
  *
@@ -54,3 +56,4 @@ export * from './sdk/text.ts';
 export * from './sdk/questions.ts';
 export * from './sdk/presentation.ts';
 export * from './sdk/testing.ts';
+export { memoryRecords, RecordConflictError, type SkillRecord, type SkillRecords } from './sdk/records.ts';

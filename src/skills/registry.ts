@@ -18,6 +18,7 @@ import { finishPresentation, type PresentationSpec } from './presentation.ts';
 import { modelToolDefinition, type ModelToolDefinition } from './modelDefinition.ts';
 import { inputJsonSchema, LOAD_SKILL_TOOL_NAME, outputJsonSchema } from './toolShape.ts';
 import { truncateForDisplay } from '../shared/truncate.ts';
+import type { SkillRecords } from './sdk/records.ts';
 
 /** A call's outcome; a success carries how the web chat shows it when the tool says (`present`). */
 /** The most characters of a tool's one-line summary. */
@@ -47,8 +48,14 @@ export class SkillRegistry {
   readonly disabledSkills: readonly Skill[];
   private readonly tools = new Map<string, RegisteredTool>();
 
-  /** @throws ConfigurationError when two skills declare the same tool name, or a skill declares `load_skill`. */
-  constructor(skills: readonly Skill[]) {
+  /**
+   * @param options.recordsFor each skill's durable records (ToolContext.records), by skill name: the application database's
+   * @throws ConfigurationError when two skills declare the same tool name, or a skill declares `load_skill`.
+   */
+  constructor(
+    skills: readonly Skill[],
+    private readonly options: { recordsFor?: (skill: string) => SkillRecords } = {},
+  ) {
     this.skills = skills.filter((skill) => skill.enabled !== false);
     this.disabledSkills = skills.filter((skill) => skill.enabled === false);
     for (const skill of this.skills) {
@@ -102,7 +109,9 @@ export class SkillRegistry {
       // The tool's schema gave the precise limits; this ceiling covers schemas that forgot one.
       const oversized = oversizedArgument(input);
       if (oversized) throw invalidArguments(name, [{ path: oversized.path || '(arguments)', message: oversized.message }], registered);
-      const result = await registered.tool.handler(parsed.data, context);
+      // A skill reads and writes its own records only: the namespace is its name, never the caller's choice.
+      const records = this.options.recordsFor?.(registered.skill.name);
+      const result = await registered.tool.handler(parsed.data, records ? { ...context, records } : context);
       const presented = this.present(name, result, parsed.data);
       // Rows hold YYYYPPP codes: the chat needs the catalog's fiscal year to name their months; the sides' names are computed here, once.
       const presentation = presented && finishPresentation(presented, context.catalog?.fiscalYearStart ?? 1, result);

@@ -23,6 +23,7 @@ import { silentLogger } from '../logging/logger.ts';
 import type { SkillModule, ToolContext } from './api.ts';
 import type { Skill } from './loader.ts';
 import { SkillRegistry, type ToolOutcome } from './registry.ts';
+import { memoryRecords, type SkillRecords } from './sdk/records.ts';
 
 export interface SkillTestKit {
   catalog: Catalog;
@@ -56,7 +57,9 @@ export async function skillTestKit(modules: SkillModule | readonly SkillModule[]
     directory: '(test)',
     tools: module.tools,
   }));
-  const registry = new SkillRegistry(skills);
+  // Each skill's records in memory, with the rules of the service's stores (sdk/records.ts).
+  const records = new Map<string, SkillRecords>();
+  const registry = new SkillRegistry(skills, { recordsFor: (skill) => records.get(skill) ?? records.set(skill, memoryRecords()).get(skill)! });
   const context: ToolContext = { catalog, data, logger: silentLogger(), ...options.context };
   return {
     catalog,

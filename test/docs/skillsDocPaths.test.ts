@@ -46,6 +46,7 @@ describe('docs/skills.md', () => {
       'answer text',
       'question forms',
       'presentation',
+      'durable records',
       'testing',
     ]);
     expect(listed.length).toBeGreaterThan(80);

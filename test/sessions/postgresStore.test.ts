@@ -68,7 +68,7 @@ describe('PostgresStore: schema and durability', () => {
     const { url } = await database();
     await Promise.all([1, 2, 3, 4].map(() => storeOn(url)));
     const tables = await rows<{ table_name: string }>(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
-    expect(tables.map((table) => table.table_name)).toEqual(['app_schema_version', 'messages', 'session_artifacts', 'session_leases', 'sessions', 'turns']);
+    expect(tables.map((table) => table.table_name)).toEqual(['app_schema_version', 'messages', 'session_artifacts', 'session_leases', 'sessions', 'skill_records', 'turns']);
     expect(await rows(url, 'SELECT version FROM app_schema_version')).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
   });
 

@@ -67,7 +67,7 @@ describe('SqliteSessionStore: durability', () => {
     expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     const tables = (raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-    expect(tables).toEqual(['messages', 'session_artifacts', 'sessions', 'turns']);
+    expect(tables).toEqual(['messages', 'session_artifacts', 'sessions', 'skill_records', 'turns']);
     raw.close();
   });
 

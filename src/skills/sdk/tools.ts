@@ -10,6 +10,7 @@ import type { DataAccess } from '../../data/dataAccess.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { PresentationSpec } from '../presentation.ts';
 import type { QuestionForm } from '../questionForms.ts';
+import type { SkillRecords } from './records.ts';
 
 /** What a tool handler can use: the catalog, the read-only data layer, a logger, and a cancel signal. */
 export interface ToolContext {
@@ -31,6 +32,12 @@ export interface ToolContext {
    * this process. Absent only when a tool is called directly (tests, scripts).
    */
   state?: SessionState;
+  /**
+   * This skill's durable records (sdk/records.ts): JSON values by collection and id in the
+   * application database, its own namespace, surviving restarts and seen by every instance.
+   * Set by the service for every call; absent when a tool is called directly (tests, scripts).
+   */
+  records?: SkillRecords;
 }
 
 /** Values (JSON) kept with a conversation, surviving restarts and seen by every instance. */
