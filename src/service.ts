@@ -24,6 +24,7 @@ import { loadSkills } from './skills/loader.ts';
 import { SkillRegistry } from './skills/registry.ts';
 import { watchSkills } from './skills/reload.ts';
 import { buildSystemPrompt } from './agent/turnPreparation.ts';
+import { Scheduler } from './schedules/scheduler.ts';
 
 export interface Service {
   app: Express;
@@ -36,11 +37,17 @@ export interface Service {
   queries: QueryPool;
   /** This instance's Prometheus registry and series (served by GET /metrics). */
   metrics: Metrics;
-  /** Stops the query workers and closes the application database. */
+  /** Runs the skills' schedules (it ticks by itself; `tick()` looks at them now). */
+  scheduler: Scheduler;
+  /** Stops the scheduler and the query workers and closes the application database. */
   close(): Promise<void>;
 }
 
 const defaultSampleDatabase = path.join(projectRoot, 'data/sample.db');
+/** How often this instance looks for due schedules: a slot starts at most this late. */
+const SCHEDULER_TICK_MS = 15_000;
+/** The records namespace of the schedules' states: not a skill name (those are snake_case), so no skill can read them. */
+const SCHEDULER_NAMESPACE = 'schedules/';
 
 /**
  * Builds every part of the service; nothing listens yet.
@@ -146,6 +153,16 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
         },
       })
     : undefined;
+  // Skills' schedules run on every instance's ticks; each due slot runs once among them (schedules/scheduler.ts).
+  const scheduler = new Scheduler({
+    skills: () => skills.registry.skills,
+    states: sessions.skillRecords(SCHEDULER_NAMESPACE),
+    recordsFor: (skill) => sessions.skillRecords(skill),
+    catalog,
+    data: queries,
+    logger: logger.child({ component: 'scheduler' }),
+  });
+  scheduler.start(SCHEDULER_TICK_MS);
   return {
     app,
     services,
@@ -154,8 +171,11 @@ export async function createService(config: ServiceConfig, logger: Logger): Prom
     modelDescription: description,
     queries,
     metrics,
-    close: () => {
+    scheduler,
+    close: async () => {
       watcher?.close();
+      // A run stopped here keeps its lease until it expires; then another instance (or the next start) runs its slot again.
+      await Promise.race([scheduler.stop(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
       return queries.close().finally(() => sessions.close());
     },
   };

@@ -20,6 +20,7 @@
  * - presentation in the web chat (sdk/presentation.ts): PresentationSpec and its parts;
  * - durable records (sdk/records.ts): ToolContext.records (SkillRecords), RecordConflictError,
  *   memoryRecords;
+ * - schedules (sdk/schedules.ts): defineSchedule, everyInterval, ScheduleContext;
  * - testing (sdk/testing.ts): skillTestKit, temporaryDirectory, writeTestDatabase,
  *   writeTestCatalog, openTestData.
  *
@@ -57,3 +58,4 @@ export * from './sdk/questions.ts';
 export * from './sdk/presentation.ts';
 export * from './sdk/testing.ts';
 export { memoryRecords, RecordConflictError, type SkillRecord, type SkillRecords } from './sdk/records.ts';
+export { defineSchedule, everyInterval, type ScheduleContext, type ScheduleDefinition } from './sdk/schedules.ts';

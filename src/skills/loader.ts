@@ -14,6 +14,7 @@ import type { SkillModule, ToolDefinition } from './sdk/tools.ts';
 import type { QuestionForm } from './questionForms.ts';
 import { parseManifest, type ManifestResult, type SkillProblem } from './manifest.ts';
 import { toolShapeProblems } from './toolShape.ts';
+import { scheduleProblems, type ScheduleDefinition } from './sdk/schedules.ts';
 
 export interface Skill {
   name: string;
@@ -31,6 +32,8 @@ export interface Skill {
   tools: ToolDefinition[];
   /** The question forms the offline model answers with this skill's tools. */
   questions?: QuestionForm[];
+  /** Work the scheduler runs for this skill (sdk/schedules.ts). */
+  schedules?: ScheduleDefinition[];
 }
 
 export interface LoadSkillsOptions {
@@ -134,6 +137,7 @@ export function skillModuleProblems(module: { default?: SkillModule } | undefine
       problems.push({ message: 'a question form needs a name, examples, score() and plan() (see defineQuestionForm)', question: index });
     }
   });
+  for (const message of scheduleProblems(module?.default?.schedules)) problems.push({ message });
   return problems;
 }
 
@@ -181,7 +185,7 @@ function disabledByConfig(directory: string): Skill {
 }
 
 /** Imports `index.ts` and checks its default export: the tools and the offline question forms. */
-async function importSkillParts(directory: string, fresh: boolean): Promise<{ tools: ToolDefinition[]; questions: QuestionForm[] }> {
+async function importSkillParts(directory: string, fresh: boolean): Promise<{ tools: ToolDefinition[]; questions: QuestionForm[]; schedules: ScheduleDefinition[] }> {
   const folder = path.basename(directory);
   const modulePath = path.join(directory, 'index.ts');
   if (!existsSync(modulePath)) throw new ConfigurationError(`Skill ${folder}: ${modulePath} is missing (it declares the tools).`);
@@ -203,7 +207,7 @@ async function importSkillParts(directory: string, fresh: boolean): Promise<{ to
   if (first) throw new ConfigurationError(`Skill ${folder}: ${modulePath} ${first.message}.`);
   const tools = module.default!.tools;
   const questions = module.default?.questions ?? [];
-  return { tools, questions };
+  return { tools, questions, schedules: module.default?.schedules ?? [] };
 }
 
 let freshImports = 0;

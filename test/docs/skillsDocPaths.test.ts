@@ -47,6 +47,7 @@ describe('docs/skills.md', () => {
       'question forms',
       'presentation',
       'durable records',
+      'schedules',
       'testing',
     ]);
     expect(listed.length).toBeGreaterThan(80);

@@ -11,6 +11,7 @@ import type { Logger } from '../../logging/logger.ts';
 import type { PresentationSpec } from '../presentation.ts';
 import type { QuestionForm } from '../questionForms.ts';
 import type { SkillRecords } from './records.ts';
+import type { ScheduleDefinition } from './schedules.ts';
 
 /** What a tool handler can use: the catalog, the read-only data layer, a logger, and a cancel signal. */
 export interface ToolContext {
@@ -130,6 +131,8 @@ export interface SkillModule {
   tools: AnyToolDefinition[];
   /** Question forms the embedded offline model answers with these tools (see questionForms.ts). */
   questions?: QuestionForm[];
+  /** Work the service runs on a schedule, once per due slot across instances (sdk/schedules.ts). */
+  schedules?: ScheduleDefinition[];
 }
 
 /**
