@@ -4,6 +4,7 @@
  * the scheduling; this module only wraps the process and its messages.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { constants, getPriority, setPriority } from 'node:os';
 import type { FileIdentity } from '../shared/fileIdentity.ts';
 import { TYPESCRIPT_LAUNCH, type WorkerLaunch } from './workerBuild.ts';
@@ -15,6 +16,25 @@ import type { WorkerMessage, WorkerReply, WorkerStartup } from './workerProtocol
  * p99 in some runs of the fairness load; at 19 it only runs when nothing else wants the core.
  */
 const YIELD_NICENESS = constants.priority.PRIORITY_LOW;
+
+/**
+ * Whether this process may give a lowered worker its priority back. Linux needs CAP_SYS_NICE:
+ * root has it, except in containers that drop it (Docker does by default). Where it is missing
+ * nothing is lowered at all: a worker lowered once would stay below its peers for good, and a
+ * short query sent to it would wait behind them.
+ */
+export const mayRaisePriority: boolean = canRaisePriority();
+
+function canRaisePriority(): boolean {
+  try {
+    const effective = /^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    // Bit 23 of the effective capabilities is CAP_SYS_NICE.
+    if (effective !== undefined) return ((BigInt(`0x${effective}`) >> 23n) & 1n) === 1n;
+  } catch {
+    // Not Linux: raising a priority needs root.
+  }
+  return process.getuid?.() === 0;
+}
 
 /** Why a worker did not become ready. */
 export interface StartFailure {
@@ -107,7 +127,7 @@ export class WorkerProcess<Task = unknown> {
    * otherwise double another key's trivial query (issue 19). A priority Node may not set is ignored.
    */
   yieldCpu(): void {
-    if (this.normalPriority !== undefined || this.child.pid === undefined) return;
+    if (!mayRaisePriority || this.normalPriority !== undefined || this.child.pid === undefined) return;
     try {
       const normal = getPriority(this.child.pid);
       setPriority(this.child.pid, Math.max(normal, YIELD_NICENESS));
@@ -118,9 +138,8 @@ export class WorkerProcess<Task = unknown> {
   }
 
   /**
-   * Gives the process its normal priority back once its long query ended. Raising a priority
-   * needs privileges on Linux (CAP_SYS_NICE); without them the process stays lowered, which only
-   * matters against processes that are not: every worker ends up equal again.
+   * Gives the process its normal priority back once its long query ended (yieldCpu only lowers
+   * where this is allowed: mayRaisePriority).
    */
   reclaimCpu(): void {
     clearTimeout(this.yieldTimer);
@@ -130,7 +149,7 @@ export class WorkerProcess<Task = unknown> {
       setPriority(this.child.pid, this.normalPriority);
       this.normalPriority = undefined;
     } catch {
-      // Stays lowered (see above).
+      // Already gone, or the capability was dropped since start: it stays lowered.
     }
   }
 
