@@ -126,6 +126,8 @@ function migrate(database: Database.Database): void {
       database.exec(artifactsSchema);
       // The skills' own records (sqliteSkillRecords.ts): a table of its own, which older services never read.
       database.exec(skillRecordsSchema);
+      const recordColumns = database.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('skill_records')").all();
+      if (!recordColumns.some((column) => column.name === 'deleted')) database.exec('ALTER TABLE skill_records ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0');
     })
     .immediate();
 }

@@ -78,7 +78,8 @@ CREATE TABLE IF NOT EXISTS session_artifacts (
   PRIMARY KEY (session_id, key)
 );
 -- The skills' own records (postgresSkillRecords.ts): a table of its own, which an earlier
--- release never reads, so the schema version stays 1.
+-- release never reads, so the schema version stays 1. A deleted record is a tombstone keeping
+-- its version, so one created again under its id continues the count.
 CREATE TABLE IF NOT EXISTS skill_records (
   namespace  text COLLATE "C" NOT NULL,
   collection text COLLATE "C" NOT NULL,
@@ -86,8 +87,14 @@ CREATE TABLE IF NOT EXISTS skill_records (
   value      json NOT NULL,
   version    integer NOT NULL,
   updated_at timestamptz NOT NULL,
+  deleted    boolean NOT NULL DEFAULT false,
   PRIMARY KEY (namespace, collection, id)
 );
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'skill_records' AND column_name = 'deleted') THEN
+    ALTER TABLE skill_records ADD COLUMN deleted boolean NOT NULL DEFAULT false;
+  END IF;
+END $$;
 -- Who runs a turn on a session now, until when (the server's clock). No foreign key: a lease
 -- outlives a session deleted during its turn and is released by its holder as usual.
 CREATE TABLE IF NOT EXISTS session_leases (

@@ -3,7 +3,7 @@
  * by every instance: one row per record in `skill_records` (postgresSchema.ts). A write is one
  * statement, so a version check and the write are atomic across instances: of two writers naming
  * the same version, one gets RecordConflictError. Values are `json` (kept as written, U+0000
- * included, as the conversations' are).
+ * included, as the conversations' are). A delete leaves a tombstone keeping the version.
  */
 import type pg from 'pg';
 import { RecordConflictError } from '../errors/index.ts';
@@ -37,7 +37,7 @@ export class PostgresSkillRecords implements SkillRecords {
 
   async get<Value = unknown>(collection: string, id: string): Promise<SkillRecord<Value> | undefined> {
     checkKey(collection, id);
-    const [row] = await this.query(`SELECT ${COLUMNS} FROM skill_records WHERE namespace = $1 AND collection = $2 AND id = $3`, [this.namespace, collection, id]);
+    const [row] = await this.query(`SELECT ${COLUMNS} FROM skill_records WHERE namespace = $1 AND collection = $2 AND id = $3 AND NOT deleted`, [this.namespace, collection, id]);
     return row && record<Value>(row);
   }
 
@@ -45,7 +45,7 @@ export class PostgresSkillRecords implements SkillRecords {
     const { prefix, after, limit } = listOptions(collection, options);
     const rows = await this.query(
       `SELECT ${COLUMNS} FROM skill_records
-       WHERE namespace = $1 AND collection = $2 AND left(id, $3) = $4 AND ($5::text IS NULL OR id > $5)
+       WHERE namespace = $1 AND collection = $2 AND NOT deleted AND left(id, $3) = $4 AND ($5::text IS NULL OR id > $5)
        ORDER BY id LIMIT $6`,
       [this.namespace, collection, [...prefix].length, prefix, after ?? null, limit],
     );
@@ -61,13 +61,20 @@ export class PostgresSkillRecords implements SkillRecords {
       expected === undefined
         ? await this.query(
             `INSERT INTO skill_records (namespace, collection, id, value, version, updated_at) VALUES ($1, $2, $3, $4, 1, $5)
-             ON CONFLICT (namespace, collection, id) DO UPDATE SET value = excluded.value, version = skill_records.version + 1, updated_at = excluded.updated_at
+             ON CONFLICT (namespace, collection, id) DO UPDATE SET value = excluded.value, version = skill_records.version + 1, updated_at = excluded.updated_at, deleted = false
              RETURNING ${COLUMNS}`,
             parameters,
           )
         : expected === 0
-          ? await this.query(`INSERT INTO skill_records (namespace, collection, id, value, version, updated_at) VALUES ($1, $2, $3, $4, 1, $5) ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`, parameters)
-          : await this.query(`UPDATE skill_records SET value = $4, version = version + 1, updated_at = $5 WHERE namespace = $1 AND collection = $2 AND id = $3 AND version = $6 RETURNING ${COLUMNS}`, [...parameters, expected]);
+          ? // Only where there is no record: none at all, or a tombstone (whose count goes on).
+            await this.query(
+              `INSERT INTO skill_records (namespace, collection, id, value, version, updated_at) VALUES ($1, $2, $3, $4, 1, $5)
+               ON CONFLICT (namespace, collection, id) DO UPDATE SET value = excluded.value, version = skill_records.version + 1, updated_at = excluded.updated_at, deleted = false
+               WHERE skill_records.deleted
+               RETURNING ${COLUMNS}`,
+              parameters,
+            )
+          : await this.query(`UPDATE skill_records SET value = $4, version = version + 1, updated_at = $5 WHERE namespace = $1 AND collection = $2 AND id = $3 AND version = $6 AND NOT deleted RETURNING ${COLUMNS}`, [...parameters, expected]);
     if (!row) throw new RecordConflictError(collection, id, expected!, (await this.get(collection, id))?.version);
     return record<Value>(row);
   }
@@ -75,7 +82,11 @@ export class PostgresSkillRecords implements SkillRecords {
   async delete(collection: string, id: string, options?: { version?: number }): Promise<boolean> {
     checkKey(collection, id);
     const expected = expectedVersion(options);
-    const deleted = await this.query('DELETE FROM skill_records WHERE namespace = $1 AND collection = $2 AND id = $3 AND ($4::integer IS NULL OR version = $4) RETURNING id', [this.namespace, collection, id, expected ?? null]);
+    const deleted = await this.query(
+      `UPDATE skill_records SET deleted = true, value = 'null', version = version + 1, updated_at = $5
+       WHERE namespace = $1 AND collection = $2 AND id = $3 AND NOT deleted AND ($4::integer IS NULL OR version = $4) RETURNING ${COLUMNS}`,
+      [this.namespace, collection, id, expected ?? null, new Date(this.now()).toISOString()],
+    );
     if (deleted.length === 0 && expected !== undefined && expected > 0) throw new RecordConflictError(collection, id, expected, (await this.get(collection, id))?.version);
     return deleted.length > 0;
   }

@@ -8,7 +8,12 @@ import { RecordConflictError } from '../errors/index.ts';
 import { checkKey, expectedVersion, listOptions, recordText, type SkillRecord, type SkillRecords } from '../skills/sdk/records.ts';
 import type { AppDatabaseGuard } from './appDatabaseGuard.ts';
 
-/** Created with the rest of the schema (appDatabase.ts); additive, so older services ignore it. */
+/**
+ * Created with the rest of the schema (appDatabase.ts); additive, so older services ignore it.
+ * A deleted record stays as a tombstone (`deleted` = 1) keeping its version, so a record created
+ * again under the same id continues the count: a writer still holding a version of the old one
+ * can never match the new one.
+ */
 export const skillRecordsSchema = `
 CREATE TABLE IF NOT EXISTS skill_records (
   namespace  TEXT NOT NULL,
@@ -17,6 +22,7 @@ CREATE TABLE IF NOT EXISTS skill_records (
   value      TEXT NOT NULL,
   version    INTEGER NOT NULL,
   updated_at TEXT NOT NULL,
+  deleted    INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (namespace, collection, id)
 );
 `;
@@ -47,7 +53,7 @@ export class SqliteSkillRecords implements SkillRecords {
 
   async get<Value = unknown>(collection: string, id: string): Promise<SkillRecord<Value> | undefined> {
     checkKey(collection, id);
-    const row = this.guard.read(() => this.database.prepare<[string, string, string], Row>('SELECT collection, id, value, version, updated_at FROM skill_records WHERE namespace = ? AND collection = ? AND id = ?').get(this.namespace, collection, id));
+    const row = this.guard.read(() => this.database.prepare<[string, string, string], Row>('SELECT collection, id, value, version, updated_at FROM skill_records WHERE namespace = ? AND collection = ? AND id = ? AND deleted = 0').get(this.namespace, collection, id));
     return row && record<Value>(row);
   }
 
@@ -57,7 +63,7 @@ export class SqliteSkillRecords implements SkillRecords {
       this.database
         .prepare<[string, string, number, string, string | null, string | null, number], Row>(
           `SELECT collection, id, value, version, updated_at FROM skill_records
-           WHERE namespace = ? AND collection = ? AND substr(id, 1, ?) = ? AND (? IS NULL OR id > ?)
+           WHERE namespace = ? AND collection = ? AND deleted = 0 AND substr(id, 1, ?) = ? AND (? IS NULL OR id > ?)
            ORDER BY id LIMIT ?`,
         )
         // substr counts characters: so does [...prefix] (prefix.length counts UTF-16 units).
@@ -75,18 +81,24 @@ export class SqliteSkillRecords implements SkillRecords {
         return this.database
           .prepare<[string, string, string, string, string], { version: number }>(
             `INSERT INTO skill_records (namespace, collection, id, value, version, updated_at) VALUES (?, ?, ?, ?, 1, ?)
-             ON CONFLICT (namespace, collection, id) DO UPDATE SET value = excluded.value, version = skill_records.version + 1, updated_at = excluded.updated_at
+             ON CONFLICT (namespace, collection, id) DO UPDATE SET value = excluded.value, version = skill_records.version + 1, updated_at = excluded.updated_at, deleted = 0
              RETURNING version`,
           )
           .get(this.namespace, collection, id, text, at);
       }
       if (expected === 0) {
         return this.database
-          .prepare<[string, string, string, string, string], { version: number }>('INSERT INTO skill_records (namespace, collection, id, value, version, updated_at) VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT DO NOTHING RETURNING version')
+          .prepare<[string, string, string, string, string], { version: number }>(
+            // Only where there is no record: none at all, or a tombstone (whose count goes on).
+            `INSERT INTO skill_records (namespace, collection, id, value, version, updated_at) VALUES (?, ?, ?, ?, 1, ?)
+             ON CONFLICT (namespace, collection, id) DO UPDATE SET value = excluded.value, version = skill_records.version + 1, updated_at = excluded.updated_at, deleted = 0
+             WHERE skill_records.deleted = 1
+             RETURNING version`,
+          )
           .get(this.namespace, collection, id, text, at);
       }
       return this.database
-        .prepare<[string, string, string, string, string, number], { version: number }>('UPDATE skill_records SET value = ?, version = version + 1, updated_at = ? WHERE namespace = ? AND collection = ? AND id = ? AND version = ? RETURNING version')
+        .prepare<[string, string, string, string, string, number], { version: number }>('UPDATE skill_records SET value = ?, version = version + 1, updated_at = ? WHERE namespace = ? AND collection = ? AND id = ? AND version = ? AND deleted = 0 RETURNING version')
         .get(text, at, this.namespace, collection, id, expected);
     });
     if (!written) throw new RecordConflictError(collection, id, expected!, (await this.get(collection, id))?.version);
@@ -99,8 +111,10 @@ export class SqliteSkillRecords implements SkillRecords {
     const changes = this.guard.write(
       () =>
         this.database
-          .prepare<[string, string, string, number | null, number | null]>('DELETE FROM skill_records WHERE namespace = ? AND collection = ? AND id = ? AND (? IS NULL OR version = ?)')
-          .run(this.namespace, collection, id, expected ?? null, expected ?? null).changes,
+          .prepare<[string, string, string, string, number | null, number | null]>(
+            "UPDATE skill_records SET deleted = 1, value = 'null', version = version + 1, updated_at = ? WHERE namespace = ? AND collection = ? AND id = ? AND deleted = 0 AND (? IS NULL OR version = ?)",
+          )
+          .run(this.timestamp(), this.namespace, collection, id, expected ?? null, expected ?? null).changes,
     );
     if (changes === 0 && expected !== undefined && expected > 0) throw new RecordConflictError(collection, id, expected, (await this.get(collection, id))?.version);
     return changes > 0;

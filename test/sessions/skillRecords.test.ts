@@ -121,6 +121,18 @@ describe.each(backends)('skill records on $name', (backend) => {
     expect(await records.delete('runs', '2026-11')).toBe(false);
   });
 
+  it('continue the version count of a record deleted and created again, so an old writer cannot match the new one', async () => {
+    const records = await (await backend.storage())('month_end_close');
+    const old = await records.put('checks', 'reused', { owner: 'first' });
+    expect(await records.delete('checks', 'reused')).toBe(true);
+    expect(await records.get('checks', 'reused')).toBeUndefined();
+    expect(await records.list('checks')).toEqual([]);
+    const again = await records.put('checks', 'reused', { owner: 'second' }, { version: 0 });
+    expect(again.version).toBeGreaterThan(old.version);
+    expect(await rejection(records.put('checks', 'reused', { owner: 'stale writer' }, { version: old.version }))).toMatchObject({ expected: old.version, found: again.version });
+    expect((await records.get('checks', 'reused'))?.value).toEqual({ owner: 'second' });
+  });
+
   it('let exactly one of two writers racing on the same version win', async () => {
     const open = await backend.storage();
     // Two connections where the store has them (two instances sharing PostgreSQL, say).
@@ -156,11 +168,14 @@ describe.each(backends)('skill records on $name', (backend) => {
     await refused(records.put('Checks!', 'a', {}), /'Checks!' is not a collection name/);
     await refused(records.get('checks', ''), /A record id is 1 to 200 characters/);
     await refused(records.put('checks', 'line\nbreak', {}), /without control characters/);
-    await refused(records.put('checks', 'x'.repeat(201), {}), /1 to 200 characters without control characters; got 201 characters/);
+    await refused(records.put('checks', 'x'.repeat(201), {}), /1 to 200 characters without control characters \(well-formed Unicode\); got 201 characters/);
     await refused(records.put('checks', 'a', undefined), /has no JSON value/);
     await refused(records.put('checks', 'a', 'x'.repeat(1_000_001)), /at most 1000000/);
     await refused(records.put('checks', 'a', {}, { version: -1 }), /whole number from 0/);
     await refused(records.list('checks', { limit: 0 }), /from 1 to 1000; got 0/);
+    await refused(records.put('checks', 'broken \ud800 surrogate', {}), /well-formed Unicode/);
+    await refused(records.list('checks', { prefix: 7 as unknown as string }), /prefix is text/);
+    await refused(records.put('checks', 'a', {}, { version: 2 ** 31 }), /to 2147483647/);
     expect(await records.list('checks')).toEqual([]);
   });
 });

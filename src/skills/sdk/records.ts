@@ -52,6 +52,8 @@ const MAX_ID_CHARACTERS = 200;
 /** A record is a document, not a table: past this, keep rows in the data and a reference here. */
 export const MAX_RECORD_BYTES = 1_000_000;
 const MAX_LIST = 1_000;
+/** The largest version every store holds (PostgreSQL's integer). */
+const MAX_VERSION = 2_147_483_647;
 
 /**
  * Checks a collection and id, and returns the value as JSON text: what both stores write.
@@ -73,6 +75,16 @@ export function recordText(collection: string, id: string, value: unknown): stri
   return text;
 }
 
+/** Whether `text` is well-formed Unicode (no lone surrogate, which each store would keep differently). */
+function wellFormed(text: string): boolean {
+  try {
+    encodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Checks a collection and id. @throws ToolError `invalid_value`.
  * @example
@@ -83,8 +95,8 @@ export function checkKey(collection: string, id: string): void {
     throw new ToolError('invalid_value', `'${String(collection).slice(0, 80)}' is not a collection name: lower-case letters, digits and underscores, starting with a letter, at most 64.`);
   }
   // eslint-disable-next-line no-control-regex
-  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_CHARACTERS || /[\u0000-\u001f\u007f]/.test(id)) {
-    throw new ToolError('invalid_value', `A record id is 1 to ${MAX_ID_CHARACTERS} characters without control characters; got ${typeof id === 'string' ? `${id.length} characters` : typeof id}.`);
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_CHARACTERS || /[\u0000-\u001f\u007f]/.test(id) || !wellFormed(id)) {
+    throw new ToolError('invalid_value', `A record id is 1 to ${MAX_ID_CHARACTERS} characters without control characters (well-formed Unicode); got ${typeof id === 'string' ? `${id.length} characters` : typeof id}.`);
   }
 }
 
@@ -95,6 +107,10 @@ export function checkKey(collection: string, id: string): void {
  */
 export function listOptions(collection: string, options: { prefix?: string; after?: string; limit?: number } = {}): { prefix: string; after: string | undefined; limit: number } {
   checkKey(collection, 'x');
+  for (const [name, text] of [['prefix', options.prefix], ['after', options.after]] as const) {
+    // Compared as text by every store: a number or a broken surrogate would sort differently in each.
+    if (text !== undefined && (typeof text !== 'string' || !wellFormed(text) || text.length > MAX_ID_CHARACTERS)) throw new ToolError('invalid_value', `A list's ${name} is text of at most ${MAX_ID_CHARACTERS} characters (well-formed Unicode); got ${typeof text}.`);
+  }
   const limit = options.limit ?? 100;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST) throw new ToolError('invalid_value', `A list's limit is a whole number from 1 to ${MAX_LIST}; got ${limit}.`);
   return { prefix: options.prefix ?? '', after: options.after, limit };
@@ -108,7 +124,7 @@ export function listOptions(collection: string, options: { prefix?: string; afte
 export function expectedVersion(options: { version?: number } | undefined): number | undefined {
   const version = options?.version;
   if (version === undefined) return undefined;
-  if (!Number.isInteger(version) || version < 0) throw new ToolError('invalid_value', `A record version is a whole number from 0 (the record must not exist yet); got ${version}.`);
+  if (!Number.isInteger(version) || version < 0 || version > MAX_VERSION) throw new ToolError('invalid_value', `A record version is a whole number from 0 (the record must not exist yet) to ${MAX_VERSION}; got ${version}.`);
   return version;
 }
 
@@ -120,21 +136,27 @@ export function expectedVersion(options: { version?: number } | undefined): numb
  * await records.put('checks', 'a', { x: 1 }); // version 1
  */
 export function memoryRecords(now: () => number = Date.now): SkillRecords {
-  const stored = new Map<string, { collection: string; id: string; text: string; version: number; updatedAt: string }>();
+  // A deleted record stays as a tombstone keeping its version, as in the stores: one created again continues the count.
+  type Entry = { collection: string; id: string; text: string; version: number; updatedAt: string; deleted: boolean };
+  const stored = new Map<string, Entry>();
   const keyOf = (collection: string, id: string) => JSON.stringify([collection, id]);
-  const read = <Value>(entry: { collection: string; id: string; text: string; version: number; updatedAt: string }): SkillRecord<Value> => ({ collection: entry.collection, id: entry.id, value: JSON.parse(entry.text) as Value, version: entry.version, updatedAt: entry.updatedAt });
+  const live = (collection: string, id: string) => {
+    const entry = stored.get(keyOf(collection, id));
+    return entry && !entry.deleted ? entry : undefined;
+  };
+  const read = <Value>(entry: Entry): SkillRecord<Value> => ({ collection: entry.collection, id: entry.id, value: JSON.parse(entry.text) as Value, version: entry.version, updatedAt: entry.updatedAt });
   // Bytewise order of UTF-8, as SQLite's BINARY and PostgreSQL's "C" collation sort.
   const bytewise = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
   return {
     async get<Value>(collection: string, id: string) {
       checkKey(collection, id);
-      const entry = stored.get(keyOf(collection, id));
+      const entry = live(collection, id);
       return entry && read<Value>(entry);
     },
     async list<Value>(collection: string, options?: { prefix?: string; after?: string; limit?: number }) {
       const { prefix, after, limit } = listOptions(collection, options);
       return [...stored.values()]
-        .filter((entry) => entry.collection === collection && entry.id.startsWith(prefix) && (after === undefined || bytewise(entry.id, after) > 0))
+        .filter((entry) => !entry.deleted && entry.collection === collection && entry.id.startsWith(prefix) && (after === undefined || bytewise(entry.id, after) > 0))
         .sort((a, b) => bytewise(a.id, b.id))
         .slice(0, limit)
         .map((entry) => read<Value>(entry));
@@ -142,19 +164,21 @@ export function memoryRecords(now: () => number = Date.now): SkillRecords {
     async put<Value>(collection: string, id: string, value: Value, options?: { version?: number }) {
       const text = recordText(collection, id, value);
       const expected = expectedVersion(options);
-      const current = stored.get(keyOf(collection, id));
+      const current = live(collection, id);
       if (expected !== undefined && (current?.version ?? 0) !== expected) throw new RecordConflictError(collection, id, expected, current?.version);
-      const entry = { collection, id, text, version: (current?.version ?? 0) + 1, updatedAt: new Date(now()).toISOString() };
+      const previous = stored.get(keyOf(collection, id));
+      const entry = { collection, id, text, version: (previous?.version ?? 0) + 1, updatedAt: new Date(now()).toISOString(), deleted: false };
       stored.set(keyOf(collection, id), entry);
       return read<Value>(entry);
     },
     async delete(collection: string, id: string, options?: { version?: number }) {
       checkKey(collection, id);
       const expected = expectedVersion(options);
-      const current = stored.get(keyOf(collection, id));
+      const current = live(collection, id);
       if (expected !== undefined && expected > 0 && current?.version !== expected) throw new RecordConflictError(collection, id, expected, current?.version);
-      if (expected === 0 && current) return false;
-      return stored.delete(keyOf(collection, id));
+      if (!current || expected === 0) return false;
+      stored.set(keyOf(collection, id), { ...current, text: 'null', version: current.version + 1, updatedAt: new Date(now()).toISOString(), deleted: true });
+      return true;
     },
   };
 }
