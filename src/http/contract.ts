@@ -21,10 +21,16 @@ interface Operation {
   validators: () => Promise<{ body: ValidateFunction | undefined; query: ValidateFunction | undefined }>;
 }
 
-/** `make()` once, on the first call; the same value after. */
+/** `make()` once, on the first call; the same value after (a rejected promise is made again on the next call). */
 function once<T>(make: () => T): () => T {
   let made: { value: T } | undefined;
-  return () => (made ??= { value: make() }).value;
+  return () => {
+    if (made) return made.value;
+    const value = make();
+    made = { value };
+    if (value instanceof Promise) value.catch(() => (made = undefined));
+    return value;
+  };
 }
 
 /**

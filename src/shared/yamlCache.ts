@@ -7,12 +7,15 @@
  * costs the parse.
  */
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'yaml';
 
+/** The yaml package's version (its package.json, read once). */
+const PARSER = `yaml@${(JSON.parse(readFileSync(createRequire(import.meta.url).resolve('yaml/package.json'), 'utf8')) as { version: string }).version}`;
 const cacheDirectory = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/.cache/analyst-agent/yaml');
 
 /**
@@ -56,7 +59,8 @@ export function rememberYaml(text: string, value: unknown): void {
   try {
     mkdirSync(cacheDirectory, { recursive: true });
     // Written beside, then renamed: a process starting at the same moment reads all or nothing.
-    writeFileSync(`${cached}.${process.pid}`, json);
+    // Only the owner reads it: a catalog may hold a connection URL with its password.
+    writeFileSync(`${cached}.${process.pid}`, json, { mode: 0o600 });
     renameSync(`${cached}.${process.pid}`, cached);
   } catch {
     // Read-only install: parsed at every start.
@@ -64,5 +68,6 @@ export function rememberYaml(text: string, value: unknown): void {
 }
 
 function cacheFile(text: string): string {
-  return path.join(cacheDirectory, `${createHash('sha256').update(text).digest('hex').slice(0, 24)}.json`);
+  // The parser's version is part of the name: another yaml release may read the same text differently.
+  return path.join(cacheDirectory, `${createHash('sha256').update(PARSER).update('\0').update(text).digest('hex').slice(0, 24)}.json`);
 }
