@@ -165,8 +165,8 @@ function toolListing({ tool, inputSchema, outputSchema }: ReturnType<SkillRegist
     name: tool.name,
     title: tool.title ?? titleOf(tool.name),
     description: withoutMentions(tool.description, hiddenTerms),
-    // Every tool of the service reads: none writes, posts or deletes, and the same call gives the same answer.
-    annotations: { title: tool.title ?? titleOf(tool.name), readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    // A tool reads unless it declares it writes (its skill's records): then clients should ask before running it.
+    annotations: { title: tool.title ?? titleOf(tool.name), readOnlyHint: !tool.writes, destructiveHint: tool.writes === true, idempotentHint: !tool.writes, openWorldHint: false },
     // Tools take a JSON object (as POST /tools does); MCP requires the schema to say so.
     inputSchema: { ...inputSchema, type: 'object' },
     // MCP output schemas describe objects; a tool whose result is anything else offers none.

@@ -30,6 +30,7 @@ import { defineSkill, defineTool, ToolError } from ${sdk};
 const save = defineTool({
   name: '${name}_save',
   description: 'Save a note under an id.',
+  writes: true,
   input: z.strictObject({ id: z.string(), text: z.string() }),
   output: z.object({ version: z.number() }),
   async handler({ id, text }, { records }) {
@@ -85,5 +86,20 @@ describe("a skill's records in the service", () => {
     expect((await request(second.app).post('/tools/close_notes_read').send({ id: 'fi-vs-bpc' })).body.result).toEqual({ text: 'reversal posted', version: 2 });
     // Another skill reads its own records: the same collection and id hold nothing there.
     expect((await request(second.app).post('/tools/other_notes_read').send({ id: 'fi-vs-bpc' })).body.result).toEqual({ text: null, version: null });
+  }, 60_000);
+
+  it('tells MCP clients that a tool declaring `writes` is not read-only, and that the others are', async () => {
+    const skillsDirectory = temporarySkillsDirectory('records-mcp-');
+    writeNotesSkill(skillsDirectory, 'close_notes');
+    const service = await start(skillsDirectory, path.join(temporaryDirectory('records-mcp-app-'), 'app.db'));
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const listed = await request(service.app)
+      .post('/mcp')
+      .set({ accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' })
+      .send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } });
+    expect(listed.status).toBe(200);
+    const annotations = (name: string) => (listed.body.result.tools as { name: string; annotations: Record<string, unknown> }[]).find((tool) => tool.name === name)?.annotations;
+    expect(annotations('close_notes_save')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
+    expect(annotations('close_notes_read')).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
   }, 60_000);
 });

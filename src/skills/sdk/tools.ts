@@ -99,6 +99,11 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType, Output exte
    * tool is bound once the model loads its skill or calls one of its tools.
    */
   alwaysBound?: boolean;
+  /**
+   * True for a tool that stores or deletes something (its skill's `records`): MCP clients are
+   * told it is not read-only, so they ask before running it. Default: the tool only reads.
+   */
+  writes?: boolean;
   input: Input;
   /**
    * What the handler returns. `GET /skills` publishes it as `output_schema`; the tests parse every
