@@ -22,6 +22,7 @@ export type ToolErrorCode =
   | 'busy'
   | 'data_unavailable'
   | 'source_unavailable'
+  | 'conflict'
   | 'internal_error';
 
 /** The JSON a model (or a dashboard) receives when a tool call fails. */

@@ -8,7 +8,7 @@
  */
 import { cut } from '../shared/messageText.ts';
 import type { z } from 'zod';
-import { ConfigurationError, ToolError, type ToolErrorPayload } from '../errors/index.ts';
+import { ConfigurationError, RecordConflictError, ToolError, type ToolErrorPayload } from '../errors/index.ts';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
 import type { ToolContext, ToolDefinition } from './sdk/tools.ts';
 import { oversizedArgument, pathText } from './argumentGuard.ts';
@@ -118,6 +118,10 @@ export class SkillRegistry {
       return { ok: true, result, ...(presentation ? { presentation } : {}) };
     } catch (error) {
       if (ToolError.isInstance(error)) return { ok: false, error: error.toPayload().error };
+      // A record changed under the tool (another call or instance wrote it first): nothing was written, and a new call reads it afresh.
+      if (RecordConflictError.isInstance(error)) {
+        return { ok: false, error: { code: 'conflict', message: error.message, hint: 'Call the tool again: it reads the record as it is now.', collection: error.collection, id: error.id, found: error.found ?? null } };
+      }
       context.logger.error({ err: error, tool: name }, 'tool failed unexpectedly');
       return {
         ok: false,

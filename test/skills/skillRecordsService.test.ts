@@ -50,7 +50,18 @@ const read = defineTool({
   },
 });
 
-export default defineSkill({ tools: [save, read] });
+const saveIfUnchanged = defineTool({
+  name: '${name}_save_if',
+  description: 'Save a note only if it is still at the version given.',
+  writes: true,
+  input: z.strictObject({ id: z.string(), text: z.string(), version: z.number() }),
+  output: z.object({ version: z.number() }),
+  async handler({ id, text, version }, { records }) {
+    return { version: (await records!.put('notes', id, { text }, { version })).version };
+  },
+});
+
+export default defineSkill({ tools: [save, read, saveIfUnchanged] });
 `,
   );
 }
@@ -86,6 +97,18 @@ describe("a skill's records in the service", () => {
     expect((await request(second.app).post('/tools/close_notes_read').send({ id: 'fi-vs-bpc' })).body.result).toEqual({ text: 'reversal posted', version: 2 });
     // Another skill reads its own records: the same collection and id hold nothing there.
     expect((await request(second.app).post('/tools/other_notes_read').send({ id: 'fi-vs-bpc' })).body.result).toEqual({ text: null, version: null });
+  }, 60_000);
+
+  it('answers conflict, writing nothing, when a record changed since the version a tool names', async () => {
+    const skillsDirectory = temporarySkillsDirectory('records-conflict-');
+    writeNotesSkill(skillsDirectory, 'close_notes');
+    const service = await start(skillsDirectory, path.join(temporaryDirectory('records-conflict-app-'), 'app.db'));
+    await request(service.app).post('/tools/close_notes_save').send({ id: 'fi-vs-bpc', text: 'first' });
+    await request(service.app).post('/tools/close_notes_save').send({ id: 'fi-vs-bpc', text: 'second' });
+    const stale = await request(service.app).post('/tools/close_notes_save_if').send({ id: 'fi-vs-bpc', text: 'stale', version: 1 });
+    expect(stale.status).toBe(422);
+    expect(stale.body.error).toMatchObject({ code: 'conflict', collection: 'notes', id: 'fi-vs-bpc', found: 2 });
+    expect((await request(service.app).post('/tools/close_notes_read').send({ id: 'fi-vs-bpc' })).body.result).toEqual({ text: 'second', version: 2 });
   }, 60_000);
 
   it('tells MCP clients that a tool declaring `writes` is not read-only, and that the others are', async () => {
