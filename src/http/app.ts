@@ -13,7 +13,7 @@ import type { DataAccess } from '../data/dataAccess.ts';
 import type { QueryPool } from '../data/queryPool.ts';
 import { safeErrorSerializer, type Logger } from '../logging/logger.ts';
 import type { KnowledgeBase } from '../skills/api.ts';
-import type { ChatModelWithTools } from '../model/chatModel.ts';
+import type { ChatModelSource, ChatModelWithTools } from '../model/chatModel.ts';
 import type { ModelDescription } from '../model/createChatModel.ts';
 import type { SessionStore } from '../sessions/sessionStore.ts';
 import type { SkillRegistry } from '../skills/registry.ts';
@@ -43,7 +43,8 @@ export interface AppServices {
   registry: SkillRegistry;
   /** The skills' knowledge files, searchable by tools (ToolContext.knowledge). */
   knowledge?: KnowledgeBase;
-  model: ChatModelWithTools;
+  /** The chat model, or what makes it on the first question. */
+  model: ChatModelSource;
   modelDescription: ModelDescription;
   systemPrompt: string;
   sessions: SessionStore;
@@ -58,7 +59,7 @@ export interface AppServices {
   /** Named keys with data scopes (API_KEYS_FILE). */
   declaredKeys?: DeclaredKey[];
   /** The model for a scoped catalog, when the model knows the catalog (see ConversationDependencies.modelFor). */
-  modelFor?: (catalog: Catalog, hiddenTerms: readonly string[]) => ChatModelWithTools;
+  modelFor?: (catalog: Catalog, hiddenTerms: readonly string[]) => ChatModelWithTools | Promise<ChatModelWithTools>;
   /** Requests a minute per key or client IP (RATE_LIMIT_PER_MINUTE); 0 or absent: no limit. */
   rateLimitPerMinute?: number;
   /** Extra host names requests may be addressed to (ALLOWED_HOSTS; ['*']: any); loopback names always. */

@@ -10,6 +10,7 @@ import type { RequestHandler } from 'express';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { FormatsPlugin } from 'ajv-formats';
 import { readYamlFile } from '../shared/yamlCache.ts';
+import { once } from '../shared/once.ts';
 import { sendProblem } from './problem.ts';
 
 type Json = Record<string, any>;
@@ -19,18 +20,6 @@ interface Operation {
   pattern: RegExp;
   /** The operation's validators, compiled on its first request (see validateAgainstSpec). */
   validators: () => Promise<{ body: ValidateFunction | undefined; query: ValidateFunction | undefined }>;
-}
-
-/** `make()` once, on the first call; the same value after (a rejected promise is made again on the next call). */
-function once<T>(make: () => T): () => T {
-  let made: { value: T } | undefined;
-  return () => {
-    if (made) return made.value;
-    const value = make();
-    made = { value };
-    if (value instanceof Promise) value.catch(() => (made = undefined));
-    return value;
-  };
 }
 
 /**

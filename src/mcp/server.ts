@@ -14,7 +14,7 @@
  * a tool: tools, resources and the prompt all come from the registry, read at each request.
  */
 import { ProtocolError, ProtocolErrorCode, Server, type CacheHint, type CallToolResult, type GetPromptResult, type Tool } from '@modelcontextprotocol/server';
-import { buildSystemPrompt } from '../agent/turnPreparation.ts';
+import { buildSystemPrompt } from '../agent/systemPrompt.ts';
 import type { ConversationService } from '../conversations/conversationService.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Caller } from '../scopes/dataScope.ts';

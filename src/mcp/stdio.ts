@@ -10,14 +10,13 @@
  * anyway); with it, the calls are that key's (API_KEYS or API_KEYS_FILE): its name in the audit
  * lines and its data scope, e.g. for an assistant that must see one company only.
  */
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { loadConfig, type ServiceConfig } from '../config/config.ts';
 import { ConfigurationError } from '../errors/index.ts';
 import { ApiKeys } from '../access/apiKeys.ts';
 import { createLogger, type Logger } from '../logging/logger.ts';
 import type { Caller } from '../scopes/dataScope.ts';
-import { createService, type Service } from '../service.ts';
-import { createMcpServer } from './server.ts';
+import type { Service } from '../service.ts';
+import { startService } from '../serviceData.ts';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -32,9 +31,21 @@ async function main(): Promise<void> {
   process.stdin.on('close', () => stop('stdin closed'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  const service = await createService(config, logger);
+  // The SDK and the server load while the service starts (its query workers leave this process
+  // waiting for a while); the query workers start first, then the rest of the service, without HTTP.
+  const loadingMcp = Promise.all([import('@modelcontextprotocol/server/stdio'), import('./server.ts')]);
+  loadingMcp.catch(() => undefined);
+  const service = await startService(config, logger, { http: false });
   stop = once((reason: string) => shutdown(service, logger, reason));
   if (requested) return stop(requested);
+  let serveStdio: typeof import('@modelcontextprotocol/server/stdio').serveStdio;
+  let createMcpServer: typeof import('./server.ts').createMcpServer;
+  try {
+    [{ serveStdio }, { createMcpServer }] = await loadingMcp;
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
   const connection = { caller: stdioCaller(config, process.env.MCP_API_KEY), logger };
   // One server per connection, of the revision the client opens with.
   serveStdio(() => createMcpServer(service.services, service.conversations, connection), { onerror: (error) => logger.warn({ err: error }, 'MCP message refused') });

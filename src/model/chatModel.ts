@@ -28,3 +28,12 @@ export type ChatModelWithTools = BoundChatModel & {
   /** Tokens the model's context window holds (prompt and reply); absent: the agent's default. */
   readonly contextTokens?: number;
 };
+
+/**
+ * A chat model made on its first use: the offline planner and the OpenAI client both load
+ * LangChain (about a third of the service's code), which a start need not wait for.
+ */
+export type ChatModelLoader = () => Promise<ChatModelWithTools>;
+
+/** A chat model, or one made on first use. */
+export type ChatModelSource = ChatModelWithTools | ChatModelLoader;

@@ -6,8 +6,8 @@
  * The store around it adds what is not SQL: the per-session order of turns, leases, the
  * background sweep and health check, opening and closing.
  */
-import { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type StoredMessage } from '@langchain/core/messages';
 import { randomUUID } from 'node:crypto';
+import type { StoredMessage } from '@langchain/core/messages';
 import type pg from 'pg';
 import { StorageUnavailableError } from '../errors/index.ts';
 import { isConnectionFailure, type PostgresHealth } from './postgresHealth.ts';
@@ -16,6 +16,7 @@ import { ownedBy, SESSION_COLUMNS, summaryOfRow, textColumns, TURN_COLUMNS, turn
 import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE, type SessionPage } from './sessionPaging.ts';
 import { titleOf, type SessionHistory, type SessionSummary, type TurnInput } from './sessionRecords.ts';
 import type { RecentHistory } from './sessionStore.ts';
+import { toChatMessages, toStoredMessages } from './storedMessages.ts';
 
 /** A foreign key violation: the session was deleted between the check and the write. */
 const FOREIGN_KEY_VIOLATION = '23503';
@@ -64,7 +65,7 @@ export class PostgresRecords {
       params,
     );
     const stored = rows.flatMap((row) => (row.message ? [row.message] : []));
-    return { messages: mapStoredMessagesToChatMessages(stored), omittedTurns: limit === undefined ? 0 : Math.max(0, (rows[0]?.turns ?? 0) - limit) };
+    return { messages: await toChatMessages(stored), omittedTurns: limit === undefined ? 0 : Math.max(0, (rows[0]?.turns ?? 0) - limit) };
   }
 
   /**
@@ -76,7 +77,7 @@ export class PostgresRecords {
    * await records.appendTurn(id, turn, leases.current(id)); // false when the session is gone
    */
   async appendTurn(id: string, turn: TurnInput, lease: Lease | undefined): Promise<boolean> {
-    const stored = JSON.stringify(mapChatMessagesToStoredMessages(turn.messages));
+    const stored = JSON.stringify(toStoredMessages(turn.messages));
     return this.transaction(async (client) => {
       const session = (await client.query<{ turns: number }>('SELECT turns FROM sessions WHERE id = $1 FOR UPDATE', [id])).rows[0];
       if (!session) return false;

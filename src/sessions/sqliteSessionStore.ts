@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from '@langchain/core/messages';
+import type { StoredMessage } from '@langchain/core/messages';
 import { ConfigurationError } from '../errors/index.ts';
 import type { Logger } from '../logging/logger.ts';
 import { openAppDatabase } from './appDatabase.ts';
@@ -17,6 +17,7 @@ import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE, type Sess
 import { titleOf, type SessionHistory, type TurnInput } from './sessionRecords.ts';
 import { prepareSessionStatements, summaryOf, turnOf, type SessionRow, type SessionStatements } from './sessionRows.ts';
 import { SessionQueue } from './sessionQueue.ts';
+import { toStoredMessages } from './storedMessages.ts';
 import type { SkillRecords } from '../skills/sdk/records.ts';
 import { SqliteSkillRecords } from './sqliteSkillRecords.ts';
 
@@ -32,12 +33,13 @@ export interface Session {
   /** Turns stored when the session was read. */
   turns: number;
   /**
-   * Every stored message, in order. Read from the database each time it is accessed, so inside
-   * `runExclusive` it includes every turn committed before.
+   * Every stored message, in order, as stored (storedMessages.ts turns them into LangChain's).
+   * Read from the database each time it is accessed, so inside `runExclusive` it includes every
+   * turn committed before.
    */
-  readonly messages: BaseMessage[];
+  readonly messages: StoredMessage[];
   /** The messages of the last `limit` turns (every turn without one), with the number of older turns left out (counted, never read). */
-  recentHistory(limit?: number): { messages: BaseMessage[]; omittedTurns: number };
+  recentHistory(limit?: number): { messages: StoredMessage[]; omittedTurns: number };
 }
 
 export interface SqliteSessionStoreOptions {
@@ -109,7 +111,7 @@ export class SqliteSessionStore {
    * @returns false when the session no longer exists (deleted while the turn ran): nothing is stored.
    */
   appendTurn(id: string, turn: TurnInput): boolean {
-    const stored = mapChatMessagesToStoredMessages(turn.messages);
+    const stored = toStoredMessages(turn.messages);
     const write = this.database.transaction((): boolean => {
       const session = this.statements.session.get(id);
       if (!session) return false;
@@ -268,11 +270,11 @@ export class SqliteSessionStore {
     const recentHistory = (limit?: number) => {
       const omittedTurns = limit === undefined ? 0 : Math.max(0, (statements.session.get(row.id)?.turns ?? 0) - limit);
       const stored = statements.recentMessages.all(row.id, omittedTurns).map((r) => JSON.parse(r.message) as StoredMessage);
-      return { messages: mapStoredMessagesToChatMessages(stored), omittedTurns };
+      return { messages: stored, omittedTurns };
     };
     return {
       ...summaryOf(row),
-      get messages(): BaseMessage[] {
+      get messages(): StoredMessage[] {
         return recentHistory().messages;
       },
       recentHistory,

@@ -11,6 +11,7 @@ import type { SessionPage } from './sessionPaging.ts';
 import type { SessionHistory, SessionSummary, TurnInput } from './sessionRecords.ts';
 import type { RecentHistory, SessionStore } from './sessionStore.ts';
 import { openSessionStore, type Session, type SqliteSessionStore, type SqliteSessionStoreOptions } from './sqliteSessionStore.ts';
+import { toChatMessages } from './storedMessages.ts';
 
 /** A session as the interface hands it out: plain data, no live reads behind getters. */
 const summary = (session: Session): SessionSummary => ({ id: session.id, title: session.title, createdAt: session.createdAt, updatedAt: session.updatedAt, turns: session.turns });
@@ -33,8 +34,9 @@ export class SqliteStore implements SessionStore {
     });
   }
 
-  recentHistory(id: string, owner?: string, limit?: number): Promise<RecentHistory> {
-    return settle(() => this.engine.get(id, owner)?.recentHistory(limit) ?? { messages: [], omittedTurns: 0 });
+  async recentHistory(id: string, owner?: string, limit?: number): Promise<RecentHistory> {
+    const { messages, omittedTurns } = await settle(() => this.engine.get(id, owner)?.recentHistory(limit) ?? { messages: [], omittedTurns: 0 });
+    return { messages: await toChatMessages(messages), omittedTurns };
   }
 
   appendTurn(id: string, turn: TurnInput): Promise<boolean> {

@@ -4,7 +4,7 @@
  * summaries must all see a message the same way, or the budget would count one thing and send
  * another. The text helpers live here too so the note and the tool summaries shorten alike.
  */
-import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import type { AIMessage, BaseMessage } from '@langchain/core/messages';
 import { isObject, type Json } from './json.ts';
 
 export { isObject, type Json } from './json.ts';

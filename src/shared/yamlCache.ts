@@ -34,12 +34,14 @@ export function readYamlFile(file: string): unknown {
 
 /**
  * The value this YAML text parsed to before, if it was cached; undefined when it must be parsed.
+ * `kind` keeps apart what different readers keep for the same text (a parsed value, or a value
+ * with what else its reader needs, such as a manifest's key lines).
  * @example
  * const value = cachedYaml(text)?.value ?? parseAndRemember(text);
  */
-export function cachedYaml(text: string): { value: unknown } | undefined {
+export function cachedYaml(text: string, kind = 'value'): { value: unknown } | undefined {
   try {
-    return { value: JSON.parse(readFileSync(cacheFile(text), 'utf8')) as unknown };
+    return { value: JSON.parse(readFileSync(cacheFile(text, kind), 'utf8')) as unknown };
   } catch {
     // Not parsed yet (or the cache is unreadable).
     return undefined;
@@ -52,10 +54,10 @@ export function cachedYaml(text: string): { value: unknown } | undefined {
  * @example
  * rememberYaml(text, parse(text));
  */
-export function rememberYaml(text: string, value: unknown): void {
+export function rememberYaml(text: string, value: unknown, kind = 'value'): void {
   const json = JSON.stringify(value);
   if (json === undefined || !isDeepStrictEqual(JSON.parse(json), value)) return;
-  const cached = cacheFile(text);
+  const cached = cacheFile(text, kind);
   try {
     mkdirSync(cacheDirectory, { recursive: true });
     // Written beside, then renamed: a process starting at the same moment reads all or nothing.
@@ -67,7 +69,10 @@ export function rememberYaml(text: string, value: unknown): void {
   }
 }
 
-function cacheFile(text: string): string {
+function cacheFile(text: string, kind: string): string {
   // The parser's version is part of the name: another yaml release may read the same text differently.
-  return path.join(cacheDirectory, `${createHash('sha256').update(PARSER).update('\0').update(text).digest('hex').slice(0, 24)}.json`);
+  const hash = createHash('sha256').update(PARSER).update('\0');
+  // The plain value's name is unchanged from before kinds existed: caches already written stay valid.
+  if (kind !== 'value') hash.update(kind).update('\0');
+  return path.join(cacheDirectory, `${hash.update(text).digest('hex').slice(0, 24)}.json`);
 }

@@ -6,6 +6,7 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { closestMatch } from '../shared/closestMatch.ts';
+import { cachedYaml, rememberYaml } from '../shared/yamlCache.ts';
 
 /** One problem in a skill, at a file and line (1-based). */
 export interface SkillProblem {
@@ -59,6 +60,9 @@ export type ManifestResult =
     }
   | { ok: false; problems: SkillProblem[]; partial: Partial<Manifest> };
 
+/** What the parse cache keeps of a valid manifest: its value and the line of each key. */
+const MANIFEST_CACHE = 'skill-manifest';
+
 /** Parses SKILL.md's text; `file` is only used in the problems. */
 export function parseManifest(text: string, file: string): ManifestResult {
   const problem = (line: number, message: string): SkillProblem => ({ file, line, message });
@@ -75,6 +79,10 @@ export function parseManifest(text: string, file: string): ManifestResult {
   // The frontmatter starts on line 2 (line 1 is the opening '---'); the body after the closing one.
   const firstYamlLine = 2;
   const bodyLine = end + 2;
+  // A valid manifest read before comes back from the parse cache, with its key lines.
+  const cached = cachedYaml(yamlText, MANIFEST_CACHE)?.value as { value: unknown; keyLines: Record<string, number> } | undefined;
+  const known = cached ? manifestSchema.safeParse(cached.value) : undefined;
+  if (cached && known?.success) return { ok: true, manifest: known.data, instructions: body.trim(), bodyLine, keyLines: cached.keyLines };
   const lineCounter = new LineCounter();
   const document = parseDocument(yamlText, { lineCounter, prettyErrors: false });
   if (document.errors.length > 0) {
@@ -95,6 +103,7 @@ export function parseManifest(text: string, file: string): ManifestResult {
   const parsed = manifestSchema.safeParse(value);
   if (parsed.success) {
     const keyLines = Object.fromEntries(Object.keys(value).map((key) => [key, lineOf([key])]));
+    rememberYaml(yamlText, { value, keyLines }, MANIFEST_CACHE);
     return { ok: true, manifest: parsed.data, instructions: body.trim(), bodyLine, keyLines };
   }
   const problems = parsed.error.issues.flatMap((issue) => {

@@ -45,6 +45,7 @@ const buildHome = (skills: string) => path.join(projectRoot, 'node_modules/.cach
 
 interface Started {
   pid: number;
+  port: number;
   /** The tools the service announced when it started listening. */
   tools: string[];
   stderr: string;
@@ -86,7 +87,7 @@ function launch(skills: string): Promise<Started> {
         void fetch(`http://127.0.0.1:${entry.port}/health`).then(
           (response) => {
             expect(response.status).toBe(200);
-            const started = { pid: child.pid!, tools: entry.tools ?? [], stderr, stop };
+            const started = { pid: child.pid!, port: entry.port!, tools: entry.tools ?? [], stderr, stop };
             running.push(started);
             resolve(started);
           },
@@ -122,6 +123,16 @@ describe('npm start from the build', () => {
     // Unchanged: the build is used as it is.
     const second = await launch(skills);
     expect(second.stderr).not.toMatch(/rebuilt|tsx/);
+    // The built service runs tools, and loads the agent (left out of the start) for a question.
+    const base = `http://127.0.0.1:${second.port}`;
+    const tool = await fetch(`${base}/tools/ping_tool`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(await tool.json()).toMatchObject({ tool: 'ping_tool', result: 'pong' });
+    const chat = await fetch(`${base}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'What can you do?' }) });
+    const answered = (await chat.json()) as { answer: string; session_id: string };
+    expect(chat.status).toBe(200);
+    expect(answered.answer).toMatch(/offline model/);
+    const history = (await (await fetch(`${base}/sessions/${answered.session_id}`)).json()) as { turns: unknown[] };
+    expect(history.turns).toHaveLength(1);
     await second.stop();
 
     // An edit after the build is served at the next start.

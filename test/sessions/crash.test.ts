@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mapStoredMessagesToChatMessages } from '@langchain/core/messages';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SqliteSessionStore } from '../../src/sessions/sqliteSessionStore.ts';
@@ -53,7 +54,7 @@ describe('crash safety', () => {
     try {
       const history = store.history(id)!;
       expect(history.turnRecords.map((t) => t.question)).toEqual(['question 1']);
-      expect(store.get(id)!.messages).toEqual(sampleTurn('question 1', 1).messages);
+      expect(mapStoredMessagesToChatMessages(store.get(id)!.messages)).toEqual(sampleTurn('question 1', 1).messages);
     } finally {
       store.close();
     }

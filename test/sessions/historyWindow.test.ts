@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { HumanMessage, mapStoredMessagesToChatMessages, SystemMessage } from '@langchain/core/messages';
 import { HISTORY_TURNS_READ } from '../../src/agent/constants.ts';
 import { fitHistory } from '../../src/agent/contextWindow.ts';
 import { textOf } from '../../src/shared/messageText.ts';
@@ -26,7 +26,8 @@ afterAll(() => store?.close());
 
 describe('reading the history of a long conversation', () => {
   it(`reads the messages of the last ${HISTORY_TURNS_READ} turns only, and counts the older ones`, () => {
-    const { messages, omittedTurns } = store.get(id)!.recentHistory(HISTORY_TURNS_READ);
+    const { messages: stored, omittedTurns } = store.get(id)!.recentHistory(HISTORY_TURNS_READ);
+    const messages = mapStoredMessagesToChatMessages(stored);
     expect(omittedTurns).toBe(TURNS - HISTORY_TURNS_READ);
     const questions = messages.filter((message) => HumanMessage.isInstance(message)).map((message) => textOf(message.content));
     expect(questions).toHaveLength(HISTORY_TURNS_READ);
@@ -37,7 +38,8 @@ describe('reading the history of a long conversation', () => {
   });
 
   it('reads every turn when the caller passes no limit (as getItems() without one)', () => {
-    const { messages, omittedTurns } = store.get(id)!.recentHistory();
+    const { messages: stored, omittedTurns } = store.get(id)!.recentHistory();
+    const messages = mapStoredMessagesToChatMessages(stored);
     expect(omittedTurns).toBe(0);
     expect(messages.filter((message) => HumanMessage.isInstance(message))).toHaveLength(TURNS);
   });
@@ -61,7 +63,8 @@ describe('reading the history of a long conversation', () => {
   });
 
   it('names the turns never read in the summary note the model gets', () => {
-    const { messages, omittedTurns } = store.get(id)!.recentHistory(HISTORY_TURNS_READ);
+    const { messages: stored, omittedTurns } = store.get(id)!.recentHistory(HISTORY_TURNS_READ);
+    const messages = mapStoredMessagesToChatMessages(stored);
     const fitted = fitHistory(messages, { maxTokens: 100_000, keepRecentTurns: 2 }, omittedTurns);
     const note = fitted.messages[0]!;
     expect(SystemMessage.isInstance(note)).toBe(true);

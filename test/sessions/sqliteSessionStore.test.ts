@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, HumanMessage, mapStoredMessagesToChatMessages, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/sessions/appDatabase.ts';
@@ -95,8 +95,8 @@ describe('SqliteSessionStore: durability', () => {
     expect(loaded!.turns).toBe(2);
     expect(loaded!.title).toBe(first.question);
     expect(loaded!.createdAt).toEqual(session.createdAt);
-    expectSameMessages(loaded!.messages, [...first.messages, ...second.messages]);
-    expect(loaded!.messages[0]).toBeInstanceOf(HumanMessage);
+    expectSameMessages(mapStoredMessagesToChatMessages(loaded!.messages), [...first.messages, ...second.messages]);
+    expect(mapStoredMessagesToChatMessages(loaded!.messages)[0]).toBeInstanceOf(HumanMessage);
 
     const history = reopened.history(session.id)!;
     expect(history.turnRecords).toEqual([
@@ -359,6 +359,6 @@ describe('SqliteSessionStore: one turn at a time per session', () => {
       [1, 'first (slow)'],
       [2, 'second (fast)'],
     ]);
-    expectSameMessages(reopened.get(session.id)!.messages, [...sampleTurn('first (slow)', 1).messages, ...sampleTurn('second (fast)', 2).messages]);
+    expectSameMessages(mapStoredMessagesToChatMessages(reopened.get(session.id)!.messages), [...sampleTurn('first (slow)', 1).messages, ...sampleTurn('second (fast)', 2).messages]);
   });
 });

@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config/config.ts';
 import { ConfigurationError } from '../../src/errors/index.ts';
 import { loadSkills } from '../../src/skills/loader.ts';
 import { parseManifest } from '../../src/skills/manifest.ts';
+import { cachedYaml } from '../../src/shared/yamlCache.ts';
 import { SkillRegistry } from '../../src/skills/registry.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
 
@@ -81,6 +82,22 @@ describe('loadSkills: invalid skills', () => {
       "4: frontmatter 'version': must be a version such as '1.0.0'",
       "5: frontmatter 'colour': unknown key; the keys are name, description, version, tags, enabled",
     ]);
+  });
+});
+
+describe('parseManifest: the parse cache', () => {
+  it('reads a valid manifest back with its key lines, and an edited one afresh with its problems', () => {
+    const marker = `${Date.now()}-${Math.random()}`;
+    const text = `---\n# read ${marker}\nname: pinger\ndescription: Answers pong to anything it is asked.\nversion: 1.0.0\ntags: [test]\n---\nSay pong.\n`;
+    expect(cachedYaml(text.split('---\n')[1]!.trimEnd(), 'skill-manifest')).toBeUndefined();
+    const first = parseManifest(text, 'SKILL.md');
+    // Kept under its own kind: the plain value of the same text is another entry.
+    expect(cachedYaml(text.split('---\n')[1]!.trimEnd(), 'skill-manifest')).toBeDefined();
+    const again = parseManifest(text, 'SKILL.md');
+    expect(again).toEqual(first);
+    expect(again.ok && again.keyLines).toEqual({ name: 3, description: 4, version: 5, tags: 6 });
+    const edited = parseManifest(text.replace('version: 1.0.0', 'version: one'), 'SKILL.md');
+    expect(!edited.ok && edited.problems.map((problem) => `${problem.line}: ${problem.message}`)).toEqual(["5: frontmatter 'version': must be a version such as '1.0.0'"]);
   });
 });
 

@@ -4,7 +4,7 @@ import { SystemMessage } from '@langchain/core/messages';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildSystemPrompt } from '../../src/agent/turnPreparation.ts';
+import { buildSystemPrompt } from '../../src/agent/systemPrompt.ts';
 import { estimateTokens } from '../../src/agent/tokenEstimate.ts';
 import { loadConfig, projectRoot } from '../../src/config/config.ts';
 import { silentLogger } from '../../src/logging/logger.ts';

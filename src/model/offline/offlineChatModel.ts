@@ -13,6 +13,7 @@ import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import type { Catalog } from '../../catalog/catalog.ts';
 import { textOf } from '../../shared/messageText.ts';
 import type { CompletedCall, QuestionForm, Understanding } from '../../skills/questionForms.ts';
+import { OFFLINE_MODEL_NAME } from './modelName.ts';
 import { fiscalYearOf, previousState, remembered, resolve, STATE_KEY, stateOf, type ConversationState } from './conversation.ts';
 import { actionReply, capabilitiesReply, clarificationReply, describeUnderstanding, notHeldReply, relativePeriodReply, tooLongReply } from './replies.ts';
 import { MAX_QUESTION_CHARACTERS } from './tokens.ts';
@@ -44,7 +45,7 @@ interface TurnPlan {
 
 /** A chat model that needs no network: answers the question forms the skills declare. */
 export class OfflineChatModel extends BaseChatModel {
-  static readonly modelName = 'offline-planner';
+  static readonly modelName = OFFLINE_MODEL_NAME;
   private readonly catalog: Catalog;
   private readonly forms: readonly QuestionForm[];
   private readonly toolNames: string[];
@@ -168,7 +169,7 @@ export class OfflineChatModel extends BaseChatModel {
       const left = Object.values(question.excluded).flat().join(', ');
       return { ...none, question, reply: clarificationReply(question, this.vocabulary, undefined, [{ phrase: left, reason: `leaving out ${left} is something I can do for a total only ("… excluding intercompany"), not for this kind of question` }]) };
     }
-    if (!form.freeText && reading.relativePeriods.length) return { ...none, question, reply: relativePeriodReply(question, reading.relativePeriods, this.vocabulary.calendar) };
+    if (!form.freeText && !form.readsRelativePeriods && reading.relativePeriods.length) return { ...none, question, reply: relativePeriodReply(question, reading.relativePeriods, this.vocabulary.calendar) };
     return { question, form, corrections: reading.corrections, ignored: reading.ignored, remember: remembered(reading, question, previous) };
   }
 
