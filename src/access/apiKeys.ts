@@ -63,7 +63,7 @@ export class ApiKeys {
  */
 function declaredCaller(key: DeclaredKey): Caller {
   const identity = createHash('sha256').update(`analyst-agent key\0${key.name}\0${describeScope(key.scope)}`, 'utf8').digest('hex').slice(0, 16);
-  return { name: key.name, identity, ...(key.scope ? { scope: key.scope } : {}) };
+  return { name: key.name, identity, ...(key.scope ? { scope: key.scope } : {}), ...(key.permissions ? { permissions: key.permissions } : {}) };
 }
 
 /** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), else undefined. */

@@ -81,6 +81,9 @@ const environmentSchema = z.object({
   /** A YAML or JSON file of named API keys with data scopes (src/config/keysFile.ts). */
   API_KEYS_FILE: optionalText,
   RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(120),
+  /** Where notifications are POSTed (src/notifications/), and the secret that signs them. */
+  NOTIFY_WEBHOOK_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://hooks.example.com/analyst' }).optional()),
+  NOTIFY_WEBHOOK_SECRET: optionalText.pipe(z.string().min(16, { error: 'must be at least 16 characters' }).max(1_000, { error: 'must be at most 1,000 characters' }).optional()),
   LOG_LEVEL: z.enum(logLevels, { error: `must be one of ${logLevels.join(', ')}` }).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty', 'auto'], { error: "must be 'json', 'pretty' or 'auto'" }).default('auto'),
 });
@@ -89,7 +92,8 @@ const environmentSchema = z.object({
 const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 
 /** Variables whose values must never appear in a message. */
-const secretVariables = new Set(['API_KEYS', 'OPENAI_API_KEY', 'DATA_URL']);
+// A webhook URL counts: chat webhooks (Slack's) carry their token in the path.
+const secretVariables = new Set(['API_KEYS', 'OPENAI_API_KEY', 'DATA_URL', 'NOTIFY_WEBHOOK_URL', 'NOTIFY_WEBHOOK_SECRET']);
 
 export type AnswerCheckMode = 'repair' | 'flag' | 'off';
 
@@ -155,6 +159,8 @@ export interface ServiceConfig {
   declaredKeys: DeclaredKey[];
   /** Requests a minute per API key (or client IP) (RATE_LIMIT_PER_MINUTE); 0: no limit. */
   rateLimitPerMinute: number;
+  /** Where outbound notifications go (NOTIFY_WEBHOOK_URL, NOTIFY_WEBHOOK_SECRET); none: not sent. Never log these. */
+  notifications: { webhooks: { url: string; secret: string }[] };
   logLevel: (typeof logLevels)[number];
   logFormat: 'json' | 'pretty' | 'auto';
 }
@@ -235,9 +241,28 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
     apiKeys: [...new Set(env.API_KEYS)],
     declaredKeys: env.API_KEYS_FILE === undefined ? [] : readKeysFile(resolve(env.API_KEYS_FILE), environment),
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    notifications: { webhooks: notificationWebhooks(env.NOTIFY_WEBHOOK_URL, env.NOTIFY_WEBHOOK_SECRET) },
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
   };
+}
+
+/**
+ * The webhook notifications go to, or none. Neither value ever appears in a message.
+ * @throws ConfigurationError when one is set without the other, or the URL holds a user name or password.
+ * @example
+ * notificationWebhooks('https://hooks.example.com/analyst', 'a-secret-of-16-chars') // [{ url, secret }]
+ */
+function notificationWebhooks(url: string | undefined, secret: string | undefined): { url: string; secret: string }[] {
+  const fail = (line: string): never => {
+    throw new ConfigurationError(`Invalid configuration:\n  ${line}`);
+  };
+  if (url === undefined) return secret === undefined ? [] : fail('NOTIFY_WEBHOOK_SECRET: is set but NOTIFY_WEBHOOK_URL is not; set the URL notifications go to, or unset the secret');
+  if (secret === undefined) return fail("NOTIFY_WEBHOOK_SECRET: is required when NOTIFY_WEBHOOK_URL is set: at least 16 characters, with which receivers check each message's signature");
+  // fetch refuses a URL with credentials: every delivery would fail.
+  const parsed = new URL(url);
+  if (parsed.username || parsed.password) fail('NOTIFY_WEBHOOK_URL: must not hold a user name or password; put a token in its path or query instead');
+  return [{ url, secret }];
 }
 
 /** sqlite:FILE and duckdb:FILE with the file made absolute; other URLs as they are. */

@@ -49,6 +49,8 @@ export interface DeclaredKey {
   scope: DataScope | undefined;
   /** Model tokens (prompt and completion) the key may spend a UTC day through /chat; undefined: no cap. */
   maxModelTokensPerDay?: number;
+  /** What the key may do besides reading, e.g. `sign_off` (a skill checks ToolContext.caller.permissions). */
+  permissions?: string[];
 }
 
 /** What a key may be, in API_KEYS and the keys file alike, so a key works in either place. */
@@ -67,6 +69,9 @@ const entrySchema = z
       .int({ error: 'must be a whole number of tokens, e.g. 200000' })
       .positive({ error: 'must be at least 1 (leave it out for no cap)' })
       .max(Number.MAX_SAFE_INTEGER, { error: 'is too large' })
+      .optional(),
+    permissions: z
+      .array(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, { error: 'each permission is a snake_case word, e.g. sign_off' }), { error: 'must be a list, e.g. [sign_off]' })
       .optional(),
   })
   .refine((entry) => (entry.key_env === undefined) !== (entry.key_sha256 === undefined), { error: 'give exactly one of key_env and key_sha256' });
@@ -108,7 +113,7 @@ export function readKeysFile(file: string, environment: NodeJS.ProcessEnv): Decl
       const where = typeof name === 'string' && issue.path[0] !== 'name' ? ` (key '${name}' in ${basename(file)})` : ` (in ${basename(file)})`;
       return fail(`keys[${index}]${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}${where}`);
     }
-    const { name, key_env, key_sha256, scopes, max_model_tokens_per_day } = entry.data;
+    const { name, key_env, key_sha256, scopes, max_model_tokens_per_day, permissions } = entry.data;
     if (keys.some((key) => key.name === name)) fail(`keys[${index}]: the name '${name}' is used twice`);
     let sha256: Buffer;
     if (key_env !== undefined) {
@@ -125,6 +130,7 @@ export function readKeysFile(file: string, environment: NodeJS.ProcessEnv): Decl
       sha256,
       scope: scopes === undefined ? undefined : scopeOf(scopes),
       ...(max_model_tokens_per_day === undefined ? {} : { maxModelTokensPerDay: max_model_tokens_per_day }),
+      ...(permissions?.length ? { permissions: [...new Set(permissions)] } : {}),
     });
   });
   return keys;

@@ -23,6 +23,7 @@ export type ToolErrorCode =
   | 'data_unavailable'
   | 'source_unavailable'
   | 'conflict'
+  | 'forbidden'
   | 'internal_error';
 
 /** The JSON a model (or a dashboard) receives when a tool call fails. */

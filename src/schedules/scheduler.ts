@@ -19,6 +19,7 @@ import type { Logger } from '../logging/logger.ts';
 import type { Skill } from '../skills/loader.ts';
 import type { SkillRecord, SkillRecords } from '../skills/sdk/records.ts';
 import type { ScheduleDefinition } from '../skills/sdk/schedules.ts';
+import type { SkillNotification, ToolCallResult, ToolCaller } from '../skills/sdk/tools.ts';
 
 /** A schedule's state, kept as a record (collection: the skill, id: the schedule). */
 export interface ScheduleState {
@@ -40,6 +41,10 @@ export interface SchedulerOptions {
   catalog: Catalog;
   data: DataAccess;
   logger: Logger;
+  /** Runs a tool as `caller` (undefined: every data visible); the service passes the conversations' runTool. */
+  runTool?: (name: string, input: unknown, options: { caller?: ToolCaller | undefined; signal: AbortSignal; logger: Logger }) => Promise<ToolCallResult>;
+  /** Sends a skill's notifications (the service's outbox); absent: nothing is sent. */
+  notify?: (skill: string, notification: SkillNotification) => Promise<{ queued: boolean }>;
   now?: () => number;
   /** This instance's name in leases (default a random id). */
   instanceId?: string;
@@ -137,7 +142,20 @@ export class Scheduler {
     const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(timeoutMs)]);
     let outcome: { status: 'ok' | 'error'; message?: string };
     try {
-      await schedule.run({ catalog: this.options.catalog, data: this.options.data, logger, records: this.options.recordsFor(skill), signal, due: new Date(slot), attempt });
+      const { runTool, notify } = this.options;
+      await schedule.run({
+        catalog: this.options.catalog,
+        data: this.options.data,
+        logger,
+        records: this.options.recordsFor(skill),
+        signal,
+        due: new Date(slot),
+        now: new Date(this.now()),
+        attempt,
+        callTool: (name, input, caller) =>
+          runTool ? runTool(name, input, { caller, signal, logger }) : Promise.resolve({ ok: false, error: { code: 'unavailable', message: 'This service runs no tools from schedules.' } }),
+        notify: (notification) => (notify ? notify(skill, notification) : Promise.resolve({ queued: false })),
+      });
       outcome = { status: 'ok' };
     } catch (error) {
       logger.warn({ err: error }, 'a scheduled run failed');

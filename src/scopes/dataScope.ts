@@ -19,6 +19,8 @@ export interface Caller {
   identity: string;
   /** Undefined: the key sees everything. */
   scope?: DataScope | undefined;
+  /** What the keys file lets the key do besides reading (`permissions: [sign_off]`); none when absent. */
+  permissions?: readonly string[] | undefined;
 }
 
 /**

@@ -47,7 +47,7 @@
  * });
  */
 export { defineSkill, defineTool } from './sdk/tools.ts';
-export type { AnyToolDefinition, KnowledgeBase, KnowledgeConcerns, KnowledgePassage, SessionState, SkillModule, ToolContext, ToolDefinition } from './sdk/tools.ts';
+export type { AnyToolDefinition, KnowledgeBase, KnowledgeConcerns, KnowledgePassage, SessionState, SkillModule, SkillNotification, ToolCallResult, ToolCaller, ToolContext, ToolDefinition } from './sdk/tools.ts';
 export * from './sdk/inputs.ts';
 export * from './sdk/catalog.ts';
 export * from './sdk/data.ts';
@@ -59,3 +59,4 @@ export * from './sdk/presentation.ts';
 export * from './sdk/testing.ts';
 export { memoryRecords, RecordConflictError, type SkillRecord, type SkillRecords } from './sdk/records.ts';
 export { defineSchedule, everyInterval, type ScheduleContext, type ScheduleDefinition } from './sdk/schedules.ts';
+export { cronSchedule, dailyAt, describeRule, monthlyOnWorkingDay, nextOccurrence, scheduleRuleSchema, type RuleOptions, type ScheduleRule } from './sdk/scheduleRules.ts';

@@ -78,6 +78,11 @@ export interface QuestionForm {
   score(question: Understanding, catalog: Catalog): number;
   /** True when words it cannot place are the point (a knowledge search): they do not ask back. */
   freeText?: boolean;
+  /**
+   * True when it reads "this month", "last month" itself (its tool knows the date: the checks'
+   * latest runs); any other form asks back which period is meant, as the data has no today.
+   */
+  readsRelativePeriods?: boolean;
   /** True when it leaves out the question's `excluded` values; any other form asks back rather than answer with them in. */
   readsExclusions?: boolean;
   /** The next step, given the calls already answered in this turn. */

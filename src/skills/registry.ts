@@ -10,7 +10,7 @@ import { cut } from '../shared/messageText.ts';
 import type { z } from 'zod';
 import { ConfigurationError, RecordConflictError, ToolError, type ToolErrorPayload } from '../errors/index.ts';
 import { closestMatch, suggestionHint } from '../shared/closestMatch.ts';
-import type { ToolContext, ToolDefinition } from './sdk/tools.ts';
+import type { ToolCallResult, ToolContext, ToolDefinition } from './sdk/tools.ts';
 import { oversizedArgument, pathText } from './argumentGuard.ts';
 import { builtinSkill } from './loadSkillTool.ts';
 import type { Skill } from './loader.ts';
@@ -23,6 +23,11 @@ import type { SkillRecords } from './sdk/records.ts';
 /** A call's outcome; a success carries how the web chat shows it when the tool says (`present`). */
 /** The most characters of a tool's one-line summary. */
 const MAX_SUMMARY_CHARS = 300;
+
+/** How deep tools calling tools (ToolContext.callTool) may go: a saved check runs a comparison, not a chain. */
+const MAX_CALL_DEPTH = 3;
+const CALL_DEPTH = Symbol('analyst.callDepth');
+type NestedContext = ToolContext & { [CALL_DEPTH]?: number };
 
 export type ToolOutcome = { ok: true; result: unknown; presentation?: PresentationSpec } | { ok: false; error: ToolErrorPayload['error'] };
 
@@ -50,11 +55,12 @@ export class SkillRegistry {
 
   /**
    * @param options.recordsFor each skill's durable records (ToolContext.records), by skill name: the application database's
+   * @param options.notifierFor each skill's ToolContext.notify, by skill name: the service's outbox
    * @throws ConfigurationError when two skills declare the same tool name, or a skill declares `load_skill`.
    */
   constructor(
     skills: readonly Skill[],
-    private readonly options: { recordsFor?: (skill: string) => SkillRecords } = {},
+    private readonly options: { recordsFor?: (skill: string) => SkillRecords; notifierFor?: (skill: string) => NonNullable<ToolContext['notify']> } = {},
   ) {
     this.skills = skills.filter((skill) => skill.enabled !== false);
     this.disabledSkills = skills.filter((skill) => skill.enabled === false);
@@ -109,9 +115,7 @@ export class SkillRegistry {
       // The tool's schema gave the precise limits; this ceiling covers schemas that forgot one.
       const oversized = oversizedArgument(input);
       if (oversized) throw invalidArguments(name, [{ path: oversized.path || '(arguments)', message: oversized.message }], registered);
-      // A skill reads and writes its own records only: the namespace is its name, never the caller's choice.
-      const records = this.options.recordsFor?.(registered.skill.name);
-      const result = await registered.tool.handler(parsed.data, records ? { ...context, records } : context);
+      const result = await registered.tool.handler(parsed.data, this.contextFor(registered.skill.name, context));
       const presented = this.present(name, result, parsed.data);
       // Rows hold YYYYPPP codes: the chat needs the catalog's fiscal year to name their months; the sides' names are computed here, once.
       const presentation = presented && finishPresentation(presented, context.catalog?.fiscalYearStart ?? 1, result);
@@ -132,6 +136,22 @@ export class SkillRegistry {
         },
       };
     }
+  }
+
+  /**
+   * The context a skill's handler gets: its own records and notifier (the namespace is the
+   * skill's name, never the caller's choice), and `callTool` for the same caller, a few calls deep.
+   */
+  private contextFor(skill: string, context: ToolContext, depth = (context as NestedContext)[CALL_DEPTH] ?? 0): ToolContext {
+    const { records: _records, notify: _notify, callTool: _callTool, ...shared } = context;
+    const records = this.options.recordsFor?.(skill);
+    const notify = this.options.notifierFor?.(skill);
+    const callTool = async (name: string, input: unknown): Promise<ToolCallResult> => {
+      if (depth >= MAX_CALL_DEPTH) return { ok: false, error: { code: 'invalid_request', message: `A tool may call tools at most ${MAX_CALL_DEPTH} deep; '${name}' was not run.` } };
+      const outcome = await this.execute(name, input, { ...shared, [CALL_DEPTH]: depth + 1 } as ToolContext);
+      return outcome.ok ? { ok: true, result: outcome.result } : outcome;
+    };
+    return { ...shared, ...(records ? { records } : {}), ...(notify ? { notify } : {}), callTool, [CALL_DEPTH]: depth } as ToolContext;
   }
 
   /**

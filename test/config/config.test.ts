@@ -55,6 +55,42 @@ describe('loadConfig', () => {
   });
 });
 
+describe('notification webhook settings', () => {
+  const SECRET = 'whsec-0123456789abcdef';
+  const message = (variables: Record<string, string>) => {
+    try {
+      loadConfig(env(variables));
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return '';
+  };
+
+  it('has no webhook by default, and one with its secret when both are set', () => {
+    expect(loadConfig(env({})).notifications).toEqual({ webhooks: [] });
+    expect(loadConfig(env({ NOTIFY_WEBHOOK_URL: ' https://hooks.example.com/services/T0/B0/token ', NOTIFY_WEBHOOK_SECRET: SECRET })).notifications).toEqual({
+      webhooks: [{ url: 'https://hooks.example.com/services/T0/B0/token', secret: SECRET }],
+    });
+  });
+
+  it('refuses a bad URL, a missing or short secret, with the variable named and neither value shown', () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ NOTIFY_WEBHOOK_URL: 'hooks.example.com/T0KEN', NOTIFY_WEBHOOK_SECRET: SECRET }, /NOTIFY_WEBHOOK_URL: must be an http\(s\) URL/],
+      [{ NOTIFY_WEBHOOK_URL: 'ftp://hooks.example.com/T0KEN', NOTIFY_WEBHOOK_SECRET: SECRET }, /NOTIFY_WEBHOOK_URL: must be an http\(s\) URL/],
+      [{ NOTIFY_WEBHOOK_URL: 'https://user:T0KEN@hooks.example.com/x', NOTIFY_WEBHOOK_SECRET: SECRET }, /NOTIFY_WEBHOOK_URL: must not hold a user name or password/],
+      [{ NOTIFY_WEBHOOK_URL: 'https://hooks.example.com/T0KEN' }, /NOTIFY_WEBHOOK_SECRET: is required when NOTIFY_WEBHOOK_URL is set/],
+      [{ NOTIFY_WEBHOOK_URL: 'https://hooks.example.com/T0KEN', NOTIFY_WEBHOOK_SECRET: 'whsec-short' }, /NOTIFY_WEBHOOK_SECRET: must be at least 16 characters/],
+      [{ NOTIFY_WEBHOOK_SECRET: SECRET }, /NOTIFY_WEBHOOK_SECRET: is set but NOTIFY_WEBHOOK_URL is not/],
+    ];
+    for (const [variables, expected] of cases) {
+      const text = message(variables);
+      expect(text).toMatch(/^Invalid configuration:\n/);
+      expect(text).toMatch(expected);
+      expect(text).not.toMatch(/T0KEN|whsec/);
+    }
+  });
+});
+
 describe('startup', () => {
   const start = (variables: Record<string, string>) =>
     spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/main.ts')], {

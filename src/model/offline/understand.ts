@@ -337,8 +337,10 @@ export function understand(text: string, vocabulary: Vocabulary): Reading {
   const first = words[firstAt];
   // "Export revenue of SG01": a verb that starts a name of the catalog (a value, a measure) is that name.
   const startsName = firstAt >= 0 && (longestPhrase(vocabulary, words, firstAt)?.words.length ?? 0) > 1 && longestPhrase(vocabulary, words, firstAt)?.meaning.kind !== 'intent';
+  // "Save a monthly check of …": a verb a skill's question form declares is that skill's to answer (its tool writes), not refused.
+  const claimed = firstAt >= 0 && longestPhrase(vocabulary, words, firstAt)?.meaning.kind === 'intent';
   const joined = ` ${words.join(' ')} `;
-  const action = (first && actionVerbs.has(first) && !startsName ? first : undefined) ?? actionPhrases.find((phrase) => joined.includes(` ${phrase} `));
+  const action = (first && actionVerbs.has(first) && !startsName && !claimed ? first : undefined) ?? actionPhrases.find((phrase) => joined.includes(` ${phrase} `));
   const kindIntents = [...intents].filter((intent) => !qualifyingIntents.has(intent));
   return {
     text,

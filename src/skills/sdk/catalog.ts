@@ -20,6 +20,6 @@ export { commonDimensions, findDimension, findMeasure, findSource, measureUnit, 
 export type { Catalog, Dimension, Measure, Source } from '../../catalog/catalog.ts';
 export { defaultFiltersNote, resolveFilters, toWhere, type Condition, type ResolvedFilters } from '../../catalog/filters.ts';
 export { checkFilterValuesExist, listedValuesNotHeld, type ValueNotHeld } from '../filterValues.ts';
-export { describePeriod, formatPeriod } from '../../catalog/periods.ts';
+export { calendarMonthOf, describePeriod, formatPeriod } from '../../catalog/periods.ts';
 // "Did you mean …?" for a name the model misspelt, and the list of names to choose from.
 export { closestMatch, suggestionHint } from '../../shared/closestMatch.ts';

@@ -18,6 +18,7 @@ import type { Catalog } from '../../catalog/catalog.ts';
 import type { DataAccess } from '../../data/dataAccess.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { SkillRecords } from './records.ts';
+import type { SkillNotification, ToolCallResult, ToolCaller } from './tools.ts';
 
 /** What a scheduled run gets: the data, and the skill's own records. */
 export interface ScheduleContext {
@@ -30,8 +31,17 @@ export interface ScheduleContext {
   signal: AbortSignal;
   /** The slot this run is for: the time it was due. */
   due: Date;
+  /** The scheduler's clock as the run starts: later than `due` when the slot was missed (or a test moved the clock). */
+  now: Date;
   /** 1, or 2 when the instance running it first stopped before it finished. */
   attempt: number;
+  /**
+   * Runs a tool of the service, as `caller` when given (its data scope; what a saved check's
+   * owner could see when it was saved), else with every data visible.
+   */
+  callTool(name: string, input: unknown, caller?: ToolCaller): Promise<ToolCallResult>;
+  /** As ToolContext.notify. */
+  notify(notification: SkillNotification): Promise<{ queued: boolean }>;
 }
 
 export interface ScheduleDefinition {

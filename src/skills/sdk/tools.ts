@@ -39,6 +39,51 @@ export interface ToolContext {
    * Set by the service for every call; absent when a tool is called directly (tests, scripts).
    */
   records?: SkillRecords;
+  /**
+   * Who is calling: the API key's name, its stable identity, its data scope and the permissions
+   * the keys file grants it (e.g. `sign_off`). Absent without API keys (everyone is anonymous)
+   * and when a tool is called directly (tests, scripts).
+   */
+  caller?: ToolCaller;
+  /**
+   * Runs another tool of the service (any skill's, by name) for the same caller: its scope, its
+   * records, its cancel signal. For a skill built on another's tool (a saved check runs
+   * compare_sources); the result is what POST /tools/{name} would answer. Set by the service.
+   */
+  callTool?: (name: string, input: unknown) => Promise<ToolCallResult>;
+  /**
+   * Sends a notification to the service's webhooks (NOTIFY_WEBHOOK_URL), at most once per `key`
+   * ever, retried until delivered; `{ queued: false }` when the key was sent before or no
+   * webhook is configured. Set by the service.
+   */
+  notify?: (notification: SkillNotification) => Promise<{ queued: boolean }>;
+}
+
+/** Who calls a tool (ToolContext.caller). */
+export interface ToolCaller {
+  /** The key's name from the keys file, or `key:<identity>` for a key from API_KEYS. */
+  name: string;
+  /** A short stable hash standing for the key (never the key). */
+  identity: string;
+  /** The data the key may see; undefined: everything. */
+  scope?: { sources?: string[] | undefined; values: Record<string, string[]> } | undefined;
+  /** What the keys file lets the key do besides reading (`permissions: [sign_off]`). */
+  permissions: readonly string[];
+}
+
+/** What a tool called through ToolContext.callTool answered. */
+export type ToolCallResult = { ok: true; result: unknown } | { ok: false; error: { code: string; message: string; hint?: string; [detail: string]: unknown } };
+
+/** A message for people and machines (ToolContext.notify). */
+export interface SkillNotification {
+  /** Sent at most once, ever: e.g. `check:fi_vs_bpc:2026-11-03T05:00Z:tie>break`. At most 200 characters. */
+  key: string;
+  /** A short machine name, e.g. `check.status_changed`. */
+  event: string;
+  /** One or two lines for people (a Slack webhook shows it). */
+  text: string;
+  /** Any JSON for machines. */
+  data?: unknown;
 }
 
 /** Values (JSON) kept with a conversation, surviving restarts and seen by every instance. */
