@@ -120,10 +120,12 @@ describe('MCP over Streamable HTTP', () => {
     expect(published.size).toBe(tools.length - service.registry.list().filter((tool) => tool.builtin).length);
   });
 
-  it('marks every tool read-only, non-destructive and idempotent, with a title a tool picker can show', async () => {
+  it('marks every tool that only reads read-only, non-destructive and idempotent, the close tools that write not, each with a title a tool picker can show', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    for (const tool of tools) expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    const writing = ['save_check', 'run_check', 'sign_off_run', 'delete_check'];
+    for (const tool of tools.filter((listed) => !writing.includes(listed.name))) expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    for (const name of writing) expect(tools.find((tool) => tool.name === name)?.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
     const compare = tools.find((tool) => tool.name === 'compare_sources')!;
     expect([compare.title, compare.annotations?.title]).toEqual(['Compare sources', 'Compare sources']);
   });
@@ -158,6 +160,12 @@ describe('MCP over Streamable HTTP', () => {
       for (const args of calls) {
         const filled = JSON.parse(JSON.stringify(args).replace('{comparison_id}', comparisonId)) as Json;
         const result = await client.callTool({ name, arguments: filled });
+        // A key of API_KEYS has no permissions (those are granted in the keys file): it may not sign off.
+        if (name === 'sign_off_run') {
+          expect(result.isError).toBe(true);
+          expect(JSON.stringify(result.content)).toContain('forbidden');
+          continue;
+        }
         expect(result.isError ? result.content : [], `${name} ${JSON.stringify(filled)}`).toEqual([]);
         expect(result.structuredContent, name).toBeDefined();
         if (name === 'compare_sources' && !comparisonId) comparisonId = (result.structuredContent as Json).comparison_id as string;

@@ -121,7 +121,9 @@ describe('MCP 2026-07-28 over HTTP (the v2 SDK client)', () => {
     expect(current.tools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({ name, title, description, inputSchema, outputSchema, annotations }))).toEqual(
       legacy.tools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({ name, title, description, inputSchema, outputSchema, annotations })),
     );
-    for (const tool of current.tools) expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: expect.any(String) });
+    // The close tools write records; every other tool only reads.
+    const writing = new Set(['save_check', 'run_check', 'sign_off_run', 'delete_check']);
+    for (const tool of current.tools) expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: !writing.has(tool.name), destructiveHint: writing.has(tool.name), idempotentHint: !writing.has(tool.name), openWorldHint: false, title: expect.any(String) });
     expect(current.tools.find((tool) => tool.name === 'compare_sources')?.title).toBe('Compare sources');
   });
 

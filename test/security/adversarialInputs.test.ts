@@ -96,7 +96,8 @@ describe('every string argument of every tool is bounded', () => {
     const unbounded: string[] = [];
     for (const { tool, inputSchema } of toolbox.registry.list()) {
       for (const slot of stringSlots(inputSchema)) {
-        if (typeof slot.schema.maxLength !== 'number' && slot.schema.enum === undefined) unbounded.push(`${tool.name}: ${slot.path.join('.')}`);
+        // An enum or a constant (a union's `kind`) is bounded by its values.
+        if (typeof slot.schema.maxLength !== 'number' && slot.schema.enum === undefined && slot.schema.const === undefined) unbounded.push(`${tool.name}: ${slot.path.join('.')}`);
       }
     }
     expect(unbounded).toEqual([]);
@@ -110,7 +111,7 @@ describe('every string argument of every tool is bounded', () => {
       const base = baseArguments[tool.name];
       if (!base) continue;
       for (const slot of stringSlots(inputSchema)) {
-        if (slot.schema.enum !== undefined) continue;
+        if (slot.schema.enum !== undefined || slot.schema.const !== undefined) continue;
         for (const [name, text] of Object.entries(adversarialStrings)) {
           const args = withValue(base, slot.path, text);
           const outcome = await toolbox.registry.execute(tool.name, args, toolbox.context);

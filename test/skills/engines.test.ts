@@ -28,7 +28,10 @@ async function answers(registry: SkillRegistry, spec: ConnectionSpec): Promise<u
   const results: unknown[] = [];
   let comparisonId = '';
   try {
-    const declared = registry.names().filter((name) => !sampleCalls[name]).map((name) => [name, registry.get(name)!.tool.examples ?? []] as const);
+    // A skill that keeps records (the close) reads the data only through other tools, which run
+    // here; its own results hold run times and ids, not figures of an engine.
+    const keepsRecords = (name: string) => registry.get(name)!.skill.tools.some((tool) => tool.writes);
+    const declared = registry.names().filter((name) => !sampleCalls[name] && !keepsRecords(name)).map((name) => [name, registry.get(name)!.tool.examples ?? []] as const);
     for (const [name, calls] of [...Object.entries(sampleCalls), ...declared]) {
       for (const args of calls) {
         const filled = JSON.parse(JSON.stringify(args).replace('{comparison_id}', comparisonId));

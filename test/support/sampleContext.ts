@@ -7,7 +7,7 @@ import { projectRoot } from '../../src/config/config.ts';
 import { createDataAccess } from '../../src/data/dataAccess.ts';
 import { openDataDatabase, tableColumns } from '../../src/data/database.ts';
 import { silentLogger } from '../../src/logging/logger.ts';
-import type { ToolContext } from '../../src/skills/api.ts';
+import { memoryRecords, type SkillRecords, type ToolContext } from '../../src/skills/api.ts';
 import { loadSkills } from '../../src/skills/loader.ts';
 import { SkillRegistry } from '../../src/skills/registry.ts';
 
@@ -17,7 +17,10 @@ export const sampleDatabasePath = path.join(projectRoot, 'data/sample.db');
 export async function sampleToolbox(): Promise<{ registry: SkillRegistry; context: ToolContext; close: () => void }> {
   const database = openDataDatabase(sampleDatabasePath);
   const catalog = loadCatalog(path.join(projectRoot, 'data/sources.yaml'), { columnsOf: (t) => tableColumns(database, t) });
-  const registry = new SkillRegistry(await loadSkills(path.join(projectRoot, 'skills')));
+  // Each skill keeps its records in memory here, in its own namespace, as the service keeps them in APP_DB.
+  const namespaces = new Map<string, SkillRecords>();
+  const recordsFor = (skill: string) => namespaces.get(skill) ?? namespaces.set(skill, memoryRecords()).get(skill)!;
+  const registry = new SkillRegistry(await loadSkills(path.join(projectRoot, 'skills')), { recordsFor });
   const data = createDataAccess(database);
   return { registry, context: { catalog, data, logger: silentLogger() }, close: () => data.close() };
 }
