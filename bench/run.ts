@@ -3,12 +3,13 @@
  * the naive approach), at 100 k, 1 M and 10 M rows per source, low and high cardinality, on
  * SQLite, DuckDB, PostgreSQL (a throwaway server) and across engines (PostgreSQL + Parquet);
  * then /health latency while a 2 M-row comparison runs, then the cold start of the service and
- * of the MCP stdio server (coldStart.ts). Prints a table; `--out FILE` also writes the figures
- * as JSON.
+ * of the MCP stdio server (coldStart.ts), then what 100 saved checks of the month-end close
+ * cost per scheduled pass on the 1M-row database (closeChecks.ts). Prints a table; `--out FILE`
+ * also writes the figures as JSON.
  *
  *   npm run bench -- [--sizes 100k,1m,10m] [--engines sqlite,duckdb,postgres,postgres+duckdb]
  *                    [--postgres-max 10m] [--out bench.json] [--runs 5] [--skip-health]
- *                    [--skip-cold-start] [--only-cold-start]
+ *                    [--skip-cold-start] [--only-cold-start] [--skip-close] [--only-close]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { projectRoot } from '../src/config/config.ts';
 import { generateDatabase } from '../data/scale/generateDatabase.ts';
 import { parseCases, parseSize, type BenchCase } from './cases.ts';
 import { ENGINES, EnginePreparer, type BenchEngine, type EngineSetup } from './engines.ts';
+import { describeClose, measureClose } from './closeChecks.ts';
 import { describeColdStart, measureColdStart } from './coldStart.ts';
 import { probeHealth } from './healthProbe.ts';
 
@@ -40,6 +42,8 @@ const { values } = parseArgs({
     'skip-health': { type: 'boolean', default: false },
     'skip-cold-start': { type: 'boolean', default: false },
     'only-cold-start': { type: 'boolean', default: false },
+    'skip-close': { type: 'boolean', default: false },
+    'only-close': { type: 'boolean', default: false },
     'naive-limit': { type: 'string', default: '10000000' },
     engines: { type: 'string', default: ENGINES.join(',') },
     // Loading 10 M rows per source into PostgreSQL takes minutes: lower this to skip its largest cases.
@@ -77,6 +81,7 @@ function measure(approach: 'ours' | 'floor' | 'naive', setup: EngineSetup, bench
 
 async function main() {
   if (values['only-cold-start']) return void (await runColdStart());
+  if (values['only-close']) return void (await runClose());
   const cases = parseCases(values.sizes!);
   const engines = values.engines!.split(',').map((name) => name.trim()) as BenchEngine[];
   for (const engine of engines) if (!ENGINES.includes(engine)) throw new Error(`unknown engine '${engine}': use ${ENGINES.join(', ')}`);
@@ -110,6 +115,14 @@ async function main() {
     process.stderr.write(`wrote ${values.out}\n`);
   }
   if (!values['skip-cold-start']) await runColdStart();
+  if (!values['skip-close']) await runClose();
+}
+
+async function runClose() {
+  process.stderr.write('month-end close: saving 100 checks on the 1M-row database, then one scheduled pass…\n');
+  const figures = await measureClose(databaseFor(1_000_000), 100, 1_000_000);
+  console.log(`\n${describeClose(figures)}`);
+  if (values.out) writeFileSync(values.out.replace(/(\.json)?$/, '.close.json'), `${JSON.stringify(figures, null, 2)}\n`);
 }
 
 async function runColdStart() {
