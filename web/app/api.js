@@ -1,6 +1,7 @@
 /**
- * The service's HTTP API as the chat uses it: POST /chat as a Server-Sent Events stream (or a
- * plain JSON answer when the server does not stream), and GET/DELETE /sessions/{id}.
+ * The service's HTTP API as the chat and the close board use it: POST /chat as a Server-Sent
+ * Events stream (or a plain JSON answer when the server does not stream), GET/DELETE
+ * /sessions/{id}, and POST /tools/{name} (the board calls the close tools directly).
  * Errors are problem documents (RFC 9457), thrown as ApiError.
  */
 import { createParser } from '../vendor/eventsource-parser.js';
@@ -102,6 +103,22 @@ export function createClient({ apiUrl, apiKey }) {
       if (failure) throw failure;
       if (!final) throw new ApiError({ title: 'The answer stream ended early', detail: 'The connection closed before the answer was complete. Try again.' }, 502);
       return final;
+    },
+
+    /**
+     * Runs one tool (POST /tools/{name}) and resolves with its `result`.
+     * @throws ApiError for a problem response: a tool's refusal (422) or a busy check (503)
+     * carries the tool's error as `problem.error` ({code, message, hint}).
+     */
+    async tool(name, args = {}, { signal } = {}) {
+      const response = await fetch(new URL(`tools/${encodeURIComponent(name)}`, base), {
+        method: 'POST',
+        headers: headers({ 'content-type': 'application/json', accept: 'application/json, application/problem+json;q=0.9' }),
+        body: JSON.stringify(args),
+        signal,
+      });
+      if (!response.ok) throw await problemOf(response);
+      return (await response.json()).result;
     },
 
     /** A stored conversation, or null when the service does not know it (404). */

@@ -69,7 +69,7 @@ export function renderView(view, { locale, headingLevel, announce, host }) {
 }
 
 /** Shows `cue` while `wrap` is narrower than its table (a phone, a narrow embed), whenever either changes size. */
-function watchOverflow(wrap, cue) {
+export function watchOverflow(wrap, cue) {
   const check = () => {
     const scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
     cue.hidden = !scrolls;

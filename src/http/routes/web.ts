@@ -1,6 +1,7 @@
 /**
  * The browser app: GET / (the chat page), GET /embed (the same chat, compact, for iframes),
- * GET /embed.js (the `<analyst-chat>` custom element for one-script-tag embedding), the app's
+ * GET /embed.js (the `<analyst-chat>` custom element for one-script-tag embedding), GET
+ * /app/checks (the close board of saved reconciliation checks, framable like /embed), the app's
  * modules and styles under /app/{file}, and the few vendored libraries (Chart.js, its colour
  * helper, eventsource-parser) under /vendor/{file}, served from node_modules.
  *
@@ -36,6 +37,9 @@ const contentTypes: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
 };
+
+/** The close board's page: GET /app/checks (web/checks.html). */
+const boardPage = 'checks';
 
 /** Names of files under /app: flat, lower-case, a known extension (nothing else is reachable). */
 const appFileName = /^[a-z0-9][a-z0-9-]*\.(js|css|svg)$/;
@@ -159,6 +163,18 @@ export function webRoutes(services: { logger: Logger }): Router {
 
   router.get('/app/:file', async (request, response) => {
     const name = request.params.file;
+    // The close board is a page among its modules, so its relative URLs (board.js) need no `app/`.
+    // Served here rather than by a route of its own: the API description lists /app/{file} once.
+    if (name === boardPage) {
+      if (request.path.endsWith('/')) {
+        const query = request.originalUrl.indexOf('?');
+        response.redirect(308, `../${boardPage}${query >= 0 ? request.originalUrl.slice(query) : ''}`);
+        return;
+      }
+      // For iframes on dashboard pages, like /embed: no frame-ancestors restriction.
+      await sendPage(response, 'checks.html', true);
+      return;
+    }
     let body: Buffer | undefined;
     if (appFileName.test(name)) body = await readFile(path.join(appDirectory, name)).catch(() => undefined);
     if (!body) {
