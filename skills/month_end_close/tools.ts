@@ -156,7 +156,7 @@ export const deleteCheck = defineTool({
   name: 'delete_check',
   title: 'Delete a check',
   writes: true,
-  description: 'Deletes a saved check (its runs stay readable until the check is saved again under that name).',
+  description: 'Deletes a saved check; its runs are kept, and show again in the history of a check saved under that name.',
   examples: [{ check: 'FI vs BPC 3000' }],
   input: z.strictObject({ check: checkName }),
   output: z.object({ check: z.string(), deleted: z.boolean() }),
