@@ -6,7 +6,7 @@
  * age; a sign-off re-opens when a later run of its period shows other figures; a scoped key
  * neither sees nor runs another scope's checks, and only a key allowed to sign can sign.
  */
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import request from 'supertest';
@@ -16,6 +16,7 @@ import { silentLogger } from '../../src/logging/logger.ts';
 import { createService, type Service } from '../../src/service.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { startReceiver, verified, type Receiver } from '../notifications/support/receiver.ts';
+import { until } from '../support/until.ts';
 
 type Json = Record<string, any>;
 
@@ -161,6 +162,22 @@ describe('a monthly check', () => {
     // An unscoped key runs it within the check's scope: the same figures as its owner's runs.
     const byController = await result('controller', 'run_check', { check: 'FI vs BPC 3000' });
     expect(byController.periods[0].totals).toEqual([{ currency: 'GBP', total_a: expect.any(Number), total_b: expect.any(Number), difference: 0, difference_percent: 0 }]);
+  });
+
+  it('records a run whose data cannot be read as an error, never a break, and says why', async () => {
+    renameSync(dataFile, `${dataFile}.away`);
+    try {
+      await until(() => service.queries.componentHealth().data.status === 'down', 10_000, 'the data to be reported down');
+      const failed = await result('controller', 'run_check', { check: 'FI vs BPC 3000' });
+      expect(failed.status).toBe('error');
+      expect(failed.periods[0]).toMatchObject({ status: 'error', error: { code: 'data_unavailable' } });
+      const listed = (await result('controller', 'list_checks', {})).checks.find((check: Json) => check.check === 'FI vs BPC 3000');
+      expect(listed).toMatchObject({ status: 'error', error: expect.stringMatching(/./) });
+    } finally {
+      renameSync(`${dataFile}.away`, dataFile);
+    }
+    await until(() => service.queries.componentHealth().data.status === 'ok', 10_000, 'the data to be back');
+    expect((await result('controller', 'run_check', { check: 'FI vs BPC 3000' })).status).toBe('tie');
   });
 
   it('lists the checks that broke, and refuses a second check of the same name', async () => {
