@@ -6,7 +6,7 @@
  * time order), `items` (open and closed differences) and `signoffs` (one per check and period).
  */
 import { createHash } from 'node:crypto';
-import { RecordConflictError, type SkillNotification, type SkillRecord, type SkillRecords, type ToolCallResult } from '../../src/skills/api.ts';
+import { RecordConflictError, ToolError, type SkillNotification, type SkillRecord, type SkillRecords, type ToolCallResult } from '../../src/skills/api.ts';
 import { CHECKS, type RunStatus, type StoredCheck, type Tolerance } from './checkDefinition.ts';
 import { periodsFor } from './periods.ts';
 
@@ -74,9 +74,12 @@ export interface RunOptions {
   trigger: 'schedule' | 'manual';
   by: string;
   attempt?: number;
-  /** Filters a manual run by another key adds, so it sees what the check's scope sees. */
-  extraFilters?: Record<string, unknown>;
+  /** Aborted when the run is cancelled (the service stops, the client leaves): nothing is recorded then. */
+  signal?: AbortSignal | undefined;
 }
+
+/** Differences named in a notification's text: the rest are in its data. */
+const NAMED_DIFFERENCES = 5;
 
 /**
  * Runs a check (claimed by the caller) and records everything; resolves the finished run.
@@ -90,7 +93,11 @@ export async function runCheck(check: SkillRecord<StoredCheck>, options: RunOpti
   const base: StoredRun = { check: check.id, run: id, trigger: options.trigger, by: options.by, state: 'running', attempt: options.attempt ?? 1, started_at: at.toISOString(), periods: [] };
   await records.put(RUNS, id, base);
   const periods: PeriodResult[] = [];
-  for (const period of periodsFor(check.value.period, at, check.value.time_zone)) periods.push(await comparePeriod(check.value, period, options));
+  for (const period of periodsFor(check.value.period, at, check.value.time_zone)) {
+    periods.push(await comparePeriod(check.value, period, options));
+    // A cancelled run is no result: it is not recorded, and its claim lapses so the slot runs again.
+    if (options.signal?.aborted) throw new ToolError('timeout', `The run of '${check.value.name}' was cancelled before it finished; nothing was recorded.`, { hint: 'Run it again.' });
+  }
   const status = worst(periods.map((result) => result.status));
   const previous = check.value.last?.status ?? null;
   const reopened: { period: string; signed_by: string }[] = [];
@@ -101,13 +108,15 @@ export async function runCheck(check: SkillRecord<StoredCheck>, options: RunOpti
     if (signoff) reopened.push({ period: result.period, signed_by: signoff.by });
   }
   const run: StoredRun = { ...base, state: 'done', status, previous_status: previous, periods, finished_at: new Date(at.getTime() + (performance.now() - started)).toISOString(), duration_ms: Math.round(performance.now() - started), ...(reopened.length ? { reopened } : {}) };
-  await records.put(RUNS, id, run);
+  // Queued before the run is marked done (each key is sent once, ever): a run taken up again after
+  // its instance died queues the same keys, so no change goes untold and none is told twice.
   if (status !== previous && !(previous === null && (status === 'tie' || status === 'within_tolerance'))) {
     await options.notify?.(statusNotification(check.value, run, previous));
   }
   for (const { period, signed_by } of reopened) {
     await options.notify?.({ key: `${id}|reopened|${period}`, event: 'check.signoff_reopened', text: `${check.value.name}: the sign-off of ${period} by ${signed_by} was re-opened: the run of ${at.toISOString().slice(0, 10)} shows other figures.`, data: { check: check.id, run: id, period } });
   }
+  await records.put(RUNS, id, run);
   return run;
 }
 
@@ -116,7 +125,7 @@ async function comparePeriod(check: StoredCheck, period: string, options: RunOpt
   const withoutPeriod = (filters: Record<string, unknown> | undefined) => (filters ? Object.fromEntries(Object.entries(filters).filter(([name]) => name !== 'period')) : undefined);
   const input = {
     ...comparison,
-    filters: { ...withoutPeriod(comparison.filters), ...options.extraFilters, period },
+    filters: { ...withoutPeriod(comparison.filters), period },
     ...(comparison.filters_a ? { filters_a: withoutPeriod(comparison.filters_a) } : {}),
     ...(comparison.filters_b ? { filters_b: withoutPeriod(comparison.filters_b) } : {}),
     top: LISTED_DIFFERENCES,
@@ -195,7 +204,9 @@ function statusNotification(check: StoredCheck, run: StoredRun, previous: RunSta
   const words = (status: RunStatus | null) => (status ? status.replace('_', ' ') : 'no run');
   const differences = run.periods.flatMap((period) => period.totals.filter((total) => total.difference !== 0).map((total) => `${period.period} ${total.currency ?? ''} ${total.difference}`.replace(/\s+/g, ' ')));
   const failed = run.periods.find((period) => period.error)?.error;
-  const detail = run.status === 'error' ? ` (${failed?.message ?? 'the comparison failed'})` : differences.length ? ` — difference ${differences.join(', ')}` : '';
+  // A year to date in many currencies names a few differences; every figure is in `data`.
+  const named = differences.length > NAMED_DIFFERENCES ? `${differences.slice(0, NAMED_DIFFERENCES).join(', ')} and ${differences.length - NAMED_DIFFERENCES} more` : differences.join(', ');
+  const detail = run.status === 'error' ? ` (${(failed?.message ?? 'the comparison failed').slice(0, 500)})` : differences.length ? ` — difference ${named}` : '';
   return {
     key: `${run.run}|${previous ?? 'none'}>${run.status}`,
     event: 'check.status_changed',
@@ -204,13 +215,18 @@ function statusNotification(check: StoredCheck, run: StoredRun, previous: RunSta
   };
 }
 
-/** Saves the check's new last run and releases its claim (re-read on a concurrent write). */
-export async function finishCheck(records: SkillRecords, checkId: string, run: StoredRun): Promise<void> {
+/**
+ * Saves the check's new last run and releases its claim (re-read on a concurrent write), only
+ * while the claim is still this run's: a run that outlived its claim leaves the newer one alone.
+ * Without `run.status` (a cancelled run) the claim is released and the last run kept.
+ */
+export async function finishCheck(records: SkillRecords, checkId: string, run: Pick<StoredRun, 'run' | 'started_at'> & { status?: RunStatus | undefined }): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const current = await records.get<StoredCheck>(CHECKS, checkId);
-    if (!current) return;
+    if (!current || (current.value.running && current.value.running.run !== run.run)) return;
+    const last = run.status ? { last: { run: run.run, status: run.status, at: run.started_at } } : {};
     try {
-      await records.put<StoredCheck>(CHECKS, checkId, { ...current.value, running: null, last: { run: run.run, status: run.status!, at: run.started_at } }, { version: current.version });
+      await records.put<StoredCheck>(CHECKS, checkId, { ...current.value, running: null, ...last }, { version: current.version });
       return;
     } catch (error) {
       if (!RecordConflictError.isInstance(error)) throw error;

@@ -40,7 +40,9 @@ async function runIfDue(check: SkillRecord<StoredCheck>, context: ScheduleContex
   const next = value.schedule ? nextOccurrence(value.schedule, { timeZone: value.time_zone, holidays: value.holidays ?? [] })(new Date(Math.max(due.getTime(), Date.parse(slot)))).toISOString() : null;
   let claimed: SkillRecord<StoredCheck>;
   try {
-    claimed = await records.put(CHECKS, check.id, { ...value, next_due_at: next, running: { run: runId, until: new Date(due.getTime() + RUN_LEASE_MS).toISOString() } }, { version: check.version });
+    // The claim holds from when this check starts (a pass runs its checks one after another), by the later of the two clocks.
+    const startsAt = Math.max(due.getTime(), Date.now());
+    claimed = await records.put(CHECKS, check.id, { ...value, next_due_at: next, running: { run: runId, until: new Date(startsAt + RUN_LEASE_MS).toISOString() } }, { version: check.version });
   } catch (error) {
     if (RecordConflictError.isInstance(error)) return; // another instance took it
     throw error;
@@ -64,10 +66,11 @@ async function runIfDue(check: SkillRecord<StoredCheck>, context: ScheduleContex
       trigger: 'schedule',
       by: 'schedule',
       attempt,
+      signal: context.signal,
     });
     await finishCheck(records, check.id, run);
   } catch (error) {
-    // Left claimed: the next tick after the claim lapses tries once more.
+    // Left claimed (a cancelled run too, when the service stops): the next tick after the claim lapses runs the slot again.
     logger.error({ err: error, check: check.id, run: runId }, 'a scheduled check run failed');
   }
 }

@@ -27,7 +27,7 @@ export const saveCheck = defineTool({
     period: briefForModel(periodRuleSchema.optional()).describe('{"kind":"previous_month"} (default) | {"kind":"year_to_date"} | {"kind":"fixed","period":"2024-12"}'),
     tolerance: briefForModel(toleranceSchema.optional()).describe('{"absolute","percent","currencies":{…}}'),
     schedule: briefForModel(scheduleRuleSchema.optional()).describe('{"kind":"monthly_working_day","day":3} | {"kind":"daily"} | {"kind":"cron","expression":"…"}'),
-    time_zone: z.string().max(64).optional().describe('IANA zone; default UTC'),
+    time_zone: z.string().max(64).refine(isTimeZone, { error: 'an IANA time zone, e.g. Europe/Berlin' }).optional().describe('IANA zone; default UTC'),
     holidays: z.array(z.string().max(10)).max(100).optional().describe('YYYY-MM-DD non-working days'),
   }),
   output: runOutput,
@@ -99,6 +99,7 @@ export const runCheckTool = defineTool({
   handler: async (args, context) => {
     const records = recordsOf(context);
     const found = await findCheck(records, args.check, context.caller);
+    checkRunnableBy(found.value, context.caller);
     const now = new Date();
     const claimed = await claim(records, found, `${found.id}|${now.toISOString()}`, now);
     const run = await runNow(claimed, records, context, now);
@@ -117,7 +118,7 @@ export const checkHistory = defineTool({
   handler: async (args, context) => {
     const records = recordsOf(context);
     const found = await findCheck(records, args.check, context.caller);
-    const runs = (await records.list<StoredRun>(RUNS, { prefix: `${found.id}|`, limit: 1_000 })).map((record) => record.value).filter((run) => run.state === 'done');
+    const runs = (await listAll<StoredRun>(records, RUNS, found.id)).filter((run) => run.state === 'done');
     return historyView(found.id, found.value, runs.reverse().slice(0, args.limit ?? 12), await itemsOf(records, found.id), await signOffsOf(records, found.id));
   },
   summarize: (result) => `check_history: ${result.check}, ${result.runs.length} runs, ${result.open_items.length} open items`,
@@ -127,6 +128,8 @@ export const signOffRun = defineTool({
   name: 'sign_off_run',
   title: 'Sign a period off',
   writes: true,
+  // A person signs off: text planted in the data must not make the chat model do it.
+  peopleOnly: true,
   description: 'Signs off the latest run of a check for a period, with a note; needs a key allowed to sign. A later run with other figures re-opens it.',
   examples: [{ check: 'FI vs BPC 3000', period: '2024-12', note: 'Ties: nothing to explain.' }],
   input: z.strictObject({
@@ -139,7 +142,10 @@ export const signOffRun = defineTool({
     const signer = signerOf(context.caller);
     const records = recordsOf(context);
     const found = await findCheck(records, args.check, context.caller);
-    const runs = (await records.list<StoredRun>(RUNS, { prefix: `${found.id}|`, limit: 1_000 })).map((record) => record.value).filter((run) => run.state === 'done').reverse();
+    // A run in progress may bring other figures: sign what it finds, not what it replaces.
+    const running = found.value.running;
+    if (running && Date.parse(running.until) > Date.now()) throw new ToolError('conflict', `'${found.value.name}' is being run now; sign off once the run is done.`, { hint: 'Ask again in a minute.' });
+    const runs = (await listAll<StoredRun>(records, RUNS, found.id)).filter((run) => run.state === 'done').reverse();
     const period = args.period ?? runs[0]?.periods.at(-1)?.period;
     const run = runs.find((candidate) => candidate.periods.some((result) => result.period === period));
     const result = run?.periods.find((candidate) => candidate.period === period);
@@ -156,14 +162,20 @@ export const deleteCheck = defineTool({
   name: 'delete_check',
   title: 'Delete a check',
   writes: true,
-  description: 'Deletes a saved check; its runs are kept, and show again in the history of a check saved under that name.',
+  peopleOnly: true,
+  description: 'Deletes a saved check with its runs, open differences and sign-offs.',
   examples: [{ check: 'FI vs BPC 3000' }],
   input: z.strictObject({ check: checkName }),
   output: z.object({ check: z.string(), deleted: z.boolean() }),
   handler: async (args, context) => {
     const records = recordsOf(context);
     const found = await findCheck(records, args.check, context.caller);
-    return { check: found.value.name, deleted: await records.delete(CHECKS, found.id, { version: found.version }) };
+    const deleted = await records.delete(CHECKS, found.id, { version: found.version });
+    // Its runs, differences and sign-offs go with it: a check saved later under the name (by any key) starts afresh.
+    for (const collection of [RUNS, ITEMS, SIGNOFFS]) {
+      for (const record of await listAll<unknown>(records, collection, found.id, true)) await records.delete(collection, record as string);
+    }
+    return { check: found.value.name, deleted };
   },
   summarize: (result) => `delete_check: ${result.check} deleted`,
 });
@@ -181,26 +193,59 @@ export async function claim(records: SkillRecords, check: SkillRecord<StoredChec
   }
 }
 
-/** A run asked for by a caller: as the caller, narrowed to the check's scope when the caller's is wider. */
+/** A run asked for by a caller, as the caller: its scope is the check's (see run_check). */
 async function runNow(check: SkillRecord<StoredCheck>, records: SkillRecords, context: ToolContext, now: Date): Promise<StoredRun> {
   if (!context.callTool) throw new ToolError('data_unavailable', 'This call cannot run other tools.', { hint: 'Call it through the service.' });
-  const narrowing = !context.caller?.scope && check.value.scope ? check.value.scope.values : undefined;
+  const claimed = check.value.running!.run;
   try {
     const run = await runCheck(check, {
       records,
       callTool: context.callTool,
       notify: context.notify,
       at: now,
-      runKey: check.value.running!.run.split('|')[1]!,
+      runKey: claimed.split('|')[1]!,
       trigger: 'manual',
       by: context.caller?.name ?? 'anonymous',
-      ...(narrowing ? { extraFilters: narrowing } : {}),
+      signal: context.signal,
     });
     await finishCheck(records, check.id, run);
     return run;
   } catch (error) {
-    await finishCheck(records, check.id, { run: check.value.running!.run, status: 'error', started_at: now.toISOString() } as StoredRun).catch(() => undefined);
+    // Cancelled or failed: the claim is released and the last run kept (nothing was recorded).
+    await finishCheck(records, check.id, { run: claimed, started_at: now.toISOString() }).catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * A scoped check is run by hand only with its own scope: a wider key would compute other
+ * figures than its owner's (its scheduled runs run as the owner).
+ */
+function checkRunnableBy(check: StoredCheck, caller: ToolCaller | undefined): void {
+  if (!check.scope || caller?.scope) return;
+  throw new ToolError('forbidden', `'${check.name}' was saved by ${check.owner?.name ?? 'a scoped key'} for its scope: run by hand, a key that sees more would compute other figures.`, {
+    hint: 'It runs on its schedule as its owner; to run it now, use a key of that scope.',
+    details: { argument: 'check' },
+  });
+}
+
+/** Every record of a collection whose id starts with `check|`, in id order (paged past 1,000); ids only with `idsOnly`. */
+async function listAll<Value>(records: SkillRecords, collection: string, check: string, idsOnly = false): Promise<Value[]> {
+  const found: Value[] = [];
+  for (let after: string | undefined; ; ) {
+    const page = await records.list<Value>(collection, { prefix: `${check}|`, limit: 1_000, ...(after ? { after } : {}) });
+    found.push(...page.map((record) => (idsOnly ? (record.id as Value) : record.value)));
+    if (page.length < 1_000) return found;
+    after = page.at(-1)!.id;
+  }
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -218,11 +263,11 @@ export async function openItems(records: SkillRecords, check: string): Promise<S
 }
 
 async function itemsOf(records: SkillRecords, check: string): Promise<StoredItem[]> {
-  return (await records.list<StoredItem>(ITEMS, { prefix: `${check}|`, limit: 1_000 })).map((record) => record.value);
+  return listAll<StoredItem>(records, ITEMS, check);
 }
 
 async function signOffsOf(records: SkillRecords, check: string): Promise<StoredSignOff[]> {
-  return (await records.list<StoredSignOff>(SIGNOFFS, { prefix: `${check}|`, limit: 1_000 })).map((record) => record.value);
+  return listAll<StoredSignOff>(records, SIGNOFFS, check);
 }
 
 function countBy(values: string[]): Record<string, number> {

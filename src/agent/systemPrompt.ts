@@ -25,7 +25,7 @@ export function buildSystemPrompt(skills: readonly Skill[], options: SystemPromp
     const sections = enabled.map((skill) => `## Skill: ${skill.name} (v${skill.version})\n${skill.description}\n\n${skill.instructions}`);
     return [basePrompt, ...sections].join('\n\n');
   }
-  const lines = enabled.map((skill) => `- ${skill.name}: ${sentence(skill.description)} Tools: ${skill.tools.map((tool) => tool.name).join(', ')}.`);
+  const lines = enabled.map((skill) => `- ${skill.name}: ${sentence(skill.description)} Tools: ${skill.tools.filter((tool) => !tool.peopleOnly).map((tool) => tool.name).join(', ')}.`);
   return `${basePrompt}
 
 ## Skills

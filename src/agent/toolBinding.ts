@@ -53,7 +53,7 @@ export function usedSkills(messages: readonly BaseMessage[], registry: SkillRegi
  */
 export function boundTools(messages: readonly BaseMessage[], registry: SkillRegistry): BoundTools {
   const skills = usedSkills(messages, registry);
-  const all = registry.list();
+  const all = registry.list().filter((entry) => !entry.tool.peopleOnly);
   const builtin = all.filter((entry) => entry.builtin);
   const always = all.filter((entry) => !entry.builtin && entry.tool.alwaysBound === true);
   const loaded = skills.flatMap((skill) => all.filter((entry) => !entry.builtin && entry.skill.name === skill && entry.tool.alwaysBound !== true));
@@ -67,7 +67,7 @@ export function boundTools(messages: readonly BaseMessage[], registry: SkillRegi
  * allTools(registry).definitions.length // registry.names().length
  */
 export function allTools(registry: SkillRegistry): BoundTools {
-  const definitions = registry.list().map((entry) => entry.modelDefinition);
+  const definitions = registry.list().filter((entry) => !entry.tool.peopleOnly).map((entry) => entry.modelDefinition);
   return { definitions, skills: registry.skills.map((skill) => skill.name), tokens: estimateDefinitionTokens(definitions) };
 }
 

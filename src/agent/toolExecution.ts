@@ -34,9 +34,12 @@ export async function executeToolCalls(
     onEvent?.({ type: 'tool_start', id: call.id, name: call.name, args });
     hooks?.onToolStart?.({ id: call.id, name: call.name, args });
     const started = performance.now();
-    const outcome: ToolOutcome = call.malformed
-      ? await registry.execute(call.name, call.malformed.raw, context)
-      : await registry.execute(call.name, call.args, context);
+    // A tool for people only (a sign-off) is never run for the model, whatever led it to name one.
+    const outcome: ToolOutcome = registry.get(call.name)?.tool.peopleOnly
+      ? { ok: false, error: { code: 'forbidden', message: `The tool '${call.name}' is for people (POST /tools, MCP, the close board), not for the chat.`, hint: 'Tell the user to do it there.' } }
+      : call.malformed
+        ? await registry.execute(call.name, call.malformed.raw, context)
+        : await registry.execute(call.name, call.args, context);
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     const result = outcome.ok ? outcome.result : { error: outcome.error };
     context.logger.info(

@@ -46,7 +46,7 @@ export function createChatModel(
 const offlineDescription: ModelDescription = { provider: 'offline', name: OFFLINE_MODEL_NAME };
 
 async function createOpenAIChatModel(config: Extract<ServiceConfig['model'], { provider: 'openai' }>, registry: SkillRegistry): Promise<ChatModelWithTools> {
-  const tools = registry.list().map((entry) => entry.modelDefinition);
+  const tools = registry.list().filter((entry) => !entry.tool.peopleOnly).map((entry) => entry.modelDefinition);
   const { ChatOpenAI } = await import('@langchain/openai');
   const chat = new ChatOpenAI({
     model: config.modelName,

@@ -159,16 +159,18 @@ describe('a monthly check', () => {
     expect(run.body.error).toMatchObject({ code: 'unknown_value', choices: [] });
     const history = await call('us', 'check_history', { check: 'FI vs BPC 3000' });
     expect(history.body.error).toMatchObject({ code: 'unknown_value' });
-    // An unscoped key runs it within the check's scope: the same figures as its owner's runs.
-    const byController = await result('controller', 'run_check', { check: 'FI vs BPC 3000' });
-    expect(byController.periods[0].totals).toEqual([{ currency: 'GBP', total_a: expect.any(Number), total_b: expect.any(Number), difference: 0, difference_percent: 0 }]);
+    // An unscoped key sees it, but does not run it by hand: it would compute other figures than its owner's.
+    const byController = await call('controller', 'run_check', { check: 'FI vs BPC 3000' });
+    expect(byController.body.error).toMatchObject({ code: 'forbidden', argument: 'check' });
+    const byOwner = await result('uk', 'run_check', { check: 'FI vs BPC 3000' });
+    expect(byOwner.periods[0].totals).toEqual([{ currency: 'GBP', total_a: expect.any(Number), total_b: expect.any(Number), difference: 0, difference_percent: 0 }]);
   });
 
   it('records a run whose data cannot be read as an error, never a break, and says why', async () => {
     renameSync(dataFile, `${dataFile}.away`);
     try {
       await until(() => service.queries.componentHealth().data.status === 'down', 10_000, 'the data to be reported down');
-      const failed = await result('controller', 'run_check', { check: 'FI vs BPC 3000' });
+      const failed = await result('uk', 'run_check', { check: 'FI vs BPC 3000' });
       expect(failed.status).toBe('error');
       expect(failed.periods[0]).toMatchObject({ status: 'error', error: { code: 'data_unavailable' } });
       const listed = (await result('controller', 'list_checks', {})).checks.find((check: Json) => check.check === 'FI vs BPC 3000');
@@ -177,7 +179,7 @@ describe('a monthly check', () => {
       renameSync(`${dataFile}.away`, dataFile);
     }
     await until(() => service.queries.componentHealth().data.status === 'ok', 10_000, 'the data to be back');
-    expect((await result('controller', 'run_check', { check: 'FI vs BPC 3000' })).status).toBe('tie');
+    expect((await result('uk', 'run_check', { check: 'FI vs BPC 3000' })).status).toBe('tie');
   });
 
   it('lists the checks that broke, and refuses a second check of the same name', async () => {
@@ -191,5 +193,10 @@ describe('a monthly check', () => {
     const again = await call('controller', 'save_check', { name: 'fi vs bpc 1000', comparison: { source_a: 'fi_reporting', source_b: 'bpc_reporting', measure: 'amount' } });
     expect(again.body.error).toMatchObject({ code: 'invalid_value', argument: 'name' });
     expect(await result('controller', 'delete_check', { check: 'FI vs BPC 1000' })).toEqual({ check: 'FI vs BPC 1000', deleted: true });
+    // Saved again under the name (here by a scoped key), it starts afresh: none of the deleted check's runs, items or sign-offs.
+    await result('uk', 'save_check', { name: 'FI vs BPC 1000', comparison: { source_a: 'fi_reporting', source_b: 'bpc_reporting', measure: 'amount', filters: { company: '3000' } }, period: { kind: 'fixed', period: '2024-12' } });
+    const fresh = await result('uk', 'check_history', { check: 'FI vs BPC 1000' });
+    expect(fresh.runs.map((run: Json) => run.status)).toEqual(['tie']);
+    expect([fresh.open_items, fresh.closed_items, fresh.signoffs]).toEqual([[], 0, []]);
   });
 });

@@ -139,6 +139,12 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType, Output exte
   /** A short human title for tool pickers (MCP clients show it); default: the name in words ("Compare sources"). */
   title?: string;
   /**
+   * True for a tool people call (POST /tools, MCP, a board) but the chat model must not: it is
+   * not offered to the model and refused when the model names it, so text planted in the data
+   * cannot make the model sign off or delete something on a user's behalf.
+   */
+  peopleOnly?: true;
+  /**
    * Bound from the first call of every question, before the model loads the skill: for a cheap
    * tool that orients the model (e.g. one listing what can be asked about). Default false: the
    * tool is bound once the model loads its skill or calls one of its tools.
