@@ -4,7 +4,7 @@
  * one source (followed by an explanation when they differ). Each form answers exactly what
  * was asked: a constraint a source cannot take is asked back, never dropped.
  */
-import { defineQuestionForm, failedStep, impliedVersionPair, periodDimension, rankingOf, scopeOn, sourceFor, sourcesWith, textFormat, versionPartner, type Catalog, type CompletedCall, type FilterValue, type PlanStep, type Source, type TextFormat, type Understanding } from '../../src/skills/api.ts';
+import { commonMeasure, defineQuestionForm, failedStep, impliedVersionPair, periodDimension, rankingOf, scopeOn, sourceFor, sourcesWith, textFormat, versionPartner, type Catalog, type CompletedCall, type FilterValue, type PlanStep, type Source, type TextFormat, type Understanding } from '../../src/skills/api.ts';
 import { comparisonAnswer, differenceLead, monthlyAverageAnswer, netAnswer, netPerValueAnswer, queryAnswer, sourcesAnswer, splitAnswer } from './answers.ts';
 import { currencyMeasure, hasGroupCurrency, isCumulative, missingMeasure, otherKind } from './formScope.ts';
 import { byQuarter } from './rankAnswers.ts';
@@ -246,12 +246,6 @@ function hasDifferences(result: any): boolean {
   return Boolean(summary && result.comparison_id && summary.minor_diff + summary.major_diff + summary.only_in_a + summary.only_in_b > 0);
 }
 
-function commonMeasure(catalog: Catalog, a: string, b: string, wanted: string | undefined): string | undefined {
-  const sourceA = catalog.sources.get(a)!;
-  const sourceB = catalog.sources.get(b)!;
-  if (wanted) return sourceA.measures.has(wanted) && sourceB.measures.has(wanted) ? wanted : undefined;
-  return sourceA.defaultMeasures.find((m) => sourceB.measures.has(m)) ?? [...sourceA.measures.keys()].find((m) => sourceB.measures.has(m));
-}
 
 /** "Split by group account": align on the catalog's keys plus the dimensions asked for. */
 function alignment(q: Understanding, catalog: Catalog, a: string, b: string): string[] | undefined {

@@ -103,11 +103,21 @@ export async function findCheck(records: SkillRecords, name: string, caller: Too
 
 /** Every check the caller may see, in id order. */
 export async function allChecks(records: SkillRecords, caller: ToolCaller | undefined): Promise<SkillRecord<StoredCheck>[]> {
-  const checks: SkillRecord<StoredCheck>[] = [];
+  return (await listRecords<StoredCheck>(records, CHECKS)).filter((check) => visibleTo(check.value, caller));
+}
+
+/**
+ * Every record of a collection (whose id starts with `prefix`), in id order, paged past the
+ * 1,000 a list gives at once.
+ * @example
+ * const runs = await listRecords<StoredRun>(records, 'runs', 'fi_vs_bpc_1000|');
+ */
+export async function listRecords<Value>(records: SkillRecords, collection: string, prefix = ''): Promise<SkillRecord<Value>[]> {
+  const found: SkillRecord<Value>[] = [];
   for (let after: string | undefined; ; ) {
-    const page = await records.list<StoredCheck>(CHECKS, { limit: 1_000, ...(after ? { after } : {}) });
-    checks.push(...page.filter((check) => visibleTo(check.value, caller)));
-    if (page.length < 1_000) return checks;
+    const page = await records.list<Value>(collection, { prefix, limit: 1_000, ...(after ? { after } : {}) });
+    found.push(...page);
+    if (page.length < 1_000) return found;
     after = page.at(-1)!.id;
   }
 }

@@ -3,7 +3,7 @@
  * against BPC for company 3000 on the 3rd working day", "which checks broke this month?",
  * "show the history of the FI vs BPC check for 3000".
  */
-import { calendarMonthOf, defineQuestionForm, failedStep, scopeOn, type Catalog, type CompletedCall } from '../../src/skills/api.ts';
+import { calendarMonthOf, commonMeasure, defineQuestionForm, failedStep, scopeOn, type CompletedCall } from '../../src/skills/api.ts';
 
 const ORDINALS = ['1st', '2nd', '3rd', '4th', '5th', '6th', '7th', '8th', '9th', '10th', 'first', 'second', 'third', 'fourth', 'fifth'];
 
@@ -120,10 +120,4 @@ function calendarMonth(period: string, fiscalYearStart: number): string | undefi
   return month ? `${month.year}-${String(month.month).padStart(2, '0')}` : undefined;
 }
 
-function commonMeasure(catalog: Catalog, a: string, b: string, wanted: string | undefined): string | undefined {
-  const sourceA = catalog.sources.get(a)!;
-  const sourceB = catalog.sources.get(b)!;
-  if (wanted) return sourceA.measures.has(wanted) && sourceB.measures.has(wanted) ? wanted : undefined;
-  return sourceA.defaultMeasures.find((m) => sourceB.measures.has(m)) ?? [...sourceA.measures.keys()].find((m) => sourceB.measures.has(m));
-}
 

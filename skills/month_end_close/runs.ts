@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { RecordConflictError, ToolError, type SkillNotification, type SkillRecord, type SkillRecords, type ToolCallResult } from '../../src/skills/api.ts';
-import { CHECKS, type RunStatus, type StoredCheck, type Tolerance } from './checkDefinition.ts';
+import { CHECKS, listRecords, type RunStatus, type StoredCheck, type Tolerance } from './checkDefinition.ts';
 import { periodsFor } from './periods.ts';
 
 export const RUNS = 'runs';
@@ -181,7 +181,7 @@ async function carryForward(records: SkillRecords, check: string, run: string, r
   }
   // Only a run that listed every difference can tell which ones are gone.
   if (result.counts.differing > result.differences.length) return;
-  for (const item of await records.list<StoredItem>(ITEMS, { prefix: `${check}|${result.period}|`, limit: 1_000 })) {
+  for (const item of await listRecords<StoredItem>(records, ITEMS, `${check}|${result.period}|`)) {
     if (item.value.state === 'open' && !seen.has(item.id)) await records.put<StoredItem>(ITEMS, item.id, { ...item.value, state: 'closed', closed_by_run: run, closed_at: at.toISOString() }, { version: item.version });
   }
 }

@@ -4,8 +4,8 @@
  * see all); runs of a scoped check see only its scope's data.
  */
 import { z } from 'zod';
-import { briefForModel, defineTool, describeRule, nextOccurrence, RecordConflictError, scheduleRuleSchema, ToolError, type SkillRecord, type SkillRecords, type ToolCaller, type ToolContext } from '../../src/skills/api.ts';
-import { allChecks, checkId, CHECKS, comparisonSchema, findCheck, periodRuleSchema, recordsOf, toleranceSchema, visibleTo, type StoredCheck } from './checkDefinition.ts';
+import { briefForModel, defineTool, describeRule, isTimeZone, nextOccurrence, RecordConflictError, scheduleRuleSchema, ToolError, type SkillRecord, type SkillRecords, type ToolCaller, type ToolContext } from '../../src/skills/api.ts';
+import { allChecks, checkId, CHECKS, comparisonSchema, findCheck, listRecords, periodRuleSchema, recordsOf, toleranceSchema, visibleTo, type StoredCheck } from './checkDefinition.ts';
 import { finishCheck, ITEMS, runCheck, RUNS, SIGNOFFS, type StoredItem, type StoredRun, type StoredSignOff } from './runs.ts';
 import { checkListOutput, historyOutput, runOutput, signOffOutput } from './schemas.ts';
 import { checkView, historyView, runView } from './views.ts';
@@ -173,7 +173,7 @@ export const deleteCheck = defineTool({
     const deleted = await records.delete(CHECKS, found.id, { version: found.version });
     // Its runs, differences and sign-offs go with it: a check saved later under the name (by any key) starts afresh.
     for (const collection of [RUNS, ITEMS, SIGNOFFS]) {
-      for (const record of await listAll<unknown>(records, collection, found.id, true)) await records.delete(collection, record as string);
+      for (const record of await listRecords(records, collection, `${found.id}|`)) await records.delete(collection, record.id);
     }
     return { check: found.value.name, deleted };
   },
@@ -229,25 +229,11 @@ function checkRunnableBy(check: StoredCheck, caller: ToolCaller | undefined): vo
   });
 }
 
-/** Every record of a collection whose id starts with `check|`, in id order (paged past 1,000); ids only with `idsOnly`. */
-async function listAll<Value>(records: SkillRecords, collection: string, check: string, idsOnly = false): Promise<Value[]> {
-  const found: Value[] = [];
-  for (let after: string | undefined; ; ) {
-    const page = await records.list<Value>(collection, { prefix: `${check}|`, limit: 1_000, ...(after ? { after } : {}) });
-    found.push(...page.map((record) => (idsOnly ? (record.id as Value) : record.value)));
-    if (page.length < 1_000) return found;
-    after = page.at(-1)!.id;
-  }
+/** The values of a check's records of a collection (ids `<check>|…`), in id order. */
+async function listAll<Value>(records: SkillRecords, collection: string, check: string): Promise<Value[]> {
+  return (await listRecords<Value>(records, collection, `${check}|`)).map((record) => record.value);
 }
 
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function signerOf(caller: ToolCaller | undefined): string {
   // Without API keys the service has one anonymous user, who may do everything.

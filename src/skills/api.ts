@@ -59,4 +59,4 @@ export * from './sdk/presentation.ts';
 export * from './sdk/testing.ts';
 export { memoryRecords, RecordConflictError, type SkillRecord, type SkillRecords } from './sdk/records.ts';
 export { defineSchedule, everyInterval, type ScheduleContext, type ScheduleDefinition } from './sdk/schedules.ts';
-export { cronSchedule, dailyAt, describeRule, monthlyOnWorkingDay, nextOccurrence, scheduleRuleSchema, type RuleOptions, type ScheduleRule } from './sdk/scheduleRules.ts';
+export { cronSchedule, dailyAt, describeRule, isTimeZone, monthlyOnWorkingDay, nextOccurrence, scheduleRuleSchema, type RuleOptions, type ScheduleRule } from './sdk/scheduleRules.ts';

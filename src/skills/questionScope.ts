@@ -86,3 +86,16 @@ export function versionPartner(catalog: Catalog, name: string): [string, string]
   if (!partner) return undefined;
   return own === 'ACTUAL' ? [name, partner.name] : [partner.name, name];
 }
+
+/**
+ * The measure two sources are compared on: `wanted` when both hold it, else the first default
+ * measure of `a` that `b` holds, else any measure they share; undefined when none.
+ * @example
+ * commonMeasure(catalog, 'fi_reporting', 'bpc_reporting', undefined) // 'amount'
+ */
+export function commonMeasure(catalog: Catalog, a: string, b: string, wanted: string | undefined): string | undefined {
+  const sourceA = catalog.sources.get(a)!;
+  const sourceB = catalog.sources.get(b)!;
+  if (wanted) return sourceA.measures.has(wanted) && sourceB.measures.has(wanted) ? wanted : undefined;
+  return sourceA.defaultMeasures.find((m) => sourceB.measures.has(m)) ?? [...sourceA.measures.keys()].find((m) => sourceB.measures.has(m));
+}

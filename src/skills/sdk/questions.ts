@@ -21,5 +21,5 @@
  */
 export { defineQuestionForm } from '../questionForms.ts';
 export type { CompletedCall, FilterValue, FormContext, PlanStep, PlannedCall, QuestionForm, Understanding } from '../questionForms.ts';
-export { impliedVersionPair, scopeOn, sourceFor, sourcesWith, versionPartner } from '../questionScope.ts';
+export { commonMeasure, impliedVersionPair, scopeOn, sourceFor, sourcesWith, versionPartner } from '../questionScope.ts';
 export { rankingOf, shapeIntents, type Ranking } from '../questionShapes.ts';

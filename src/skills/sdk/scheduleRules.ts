@@ -110,6 +110,15 @@ export const scheduleRuleSchema: z.ZodType<ScheduleRule> = z.discriminatedUnion(
   { error: (issue) => `kind must be 'monthly_working_day', 'daily' or 'cron'; got ${inputText((issue.input as { kind?: unknown } | undefined)?.kind)}` },
 ).describe('When a check runs: monthly on the Nth working day, daily (optionally on weekdays only), or a cron expression.');
 
+/**
+ * Whether `name` is an IANA time zone a rule (or a saved check's periods) can be in.
+ * @example
+ * isTimeZone('Europe/Berlin') // true
+ */
+export function isTimeZone(name: string): boolean {
+  return IANAZone.isValidZone(name);
+}
+
 /** Checked options: the zone the rule's days and times are in, and its holidays. */
 interface Calendar { zone: IANAZone; zoneName: string; holidays: ReadonlySet<string> }
 
@@ -126,7 +135,7 @@ function checkedRule(rule: ScheduleRule): ScheduleRule {
 
 function calendarOf(options: RuleOptions): Calendar {
   const zoneName = options.timeZone ?? 'UTC';
-  if (typeof zoneName !== 'string' || !IANAZone.isValidZone(zoneName)) {
+  if (typeof zoneName !== 'string' || !isTimeZone(zoneName)) {
     throw invalid(`Unknown time zone ${inputText(zoneName)}: a schedule's time zone is an IANA name.`, "E.g. 'Europe/Berlin', 'America/New_York' or 'UTC'.");
   }
   const holidays = options.holidays ?? [];
