@@ -5,7 +5,7 @@
  * into this skill's reducer, which classifies them by the thresholds and keeps the largest.
  * Cost grows linearly with rows; memory and result size stay bounded.
  */
-import { defineReducer, roundAmount, type DataAccess, type Filter, type MeasureExpression, type MergedRow } from '../../src/skills/api.ts';
+import { defineReducer, roundAmount, type DataAccess, type Filter, type MeasureExpression, type MergedRow, type MergeMethod } from '../../src/skills/api.ts';
 
 export type RowStatus = 'match' | 'minor_diff' | 'major_diff' | 'only_in_a' | 'only_in_b';
 export const rowStatuses: readonly RowStatus[] = ['match', 'minor_diff', 'major_diff', 'only_in_a', 'only_in_b'];
@@ -40,6 +40,8 @@ export interface ComparisonPlan {
    * shrinks to a handful of rows first. With about one key per row it only adds a sort.
    */
   preAggregate?: boolean;
+  /** Sides on two engines: checksum bisection or the row merge (default: the data layer's planner chooses). */
+  strategy?: 'auto' | 'bisect' | 'merge';
 }
 
 export interface ComparedRow {
@@ -67,6 +69,8 @@ export interface ComparisonOutcome {
   totals: ComparisonTotals[];
   /** Non-matching rows with the largest absolute differences, largest first. */
   top: ComparedRow[];
+  /** How sides on two engines were merged (see the data layer's MergeMethod). */
+  method?: MergeMethod;
 }
 
 /**
@@ -169,6 +173,7 @@ export async function reconcile(data: DataAccess, plan: ComparisonPlan, signal?:
       partitionKey: plan.currencyKeyIndex,
       decimals: 2,
       ...(plan.preAggregate ? { preAggregate: true } : {}),
+      ...(plan.strategy ? { strategy: plan.strategy } : {}),
       fold: classifyDifferences.with({ thresholds: plan.thresholds, top: plan.top, keyNames: plan.keyNames }),
     },
     signal,
@@ -183,5 +188,5 @@ export async function reconcile(data: DataAccess, plan: ComparisonPlan, signal?:
     const b = roundAmount(p.b);
     return { currency: p.partition, a, b, difference: roundAmount(a - b) };
   });
-  return { sql: merged.sql, alignedRows, counts, totals, top };
+  return { sql: merged.sql, alignedRows, counts, totals, top, ...(merged.method ? { method: merged.method } : {}) };
 }

@@ -229,17 +229,22 @@ export function compileSideTotals(query: MergeQuery, which: 'a' | 'b', dialect: 
   const keyOf = (index: number) => side.keys[index]!;
   const keys = ordered.map((index) => {
     const key = keyOf(index);
-    return 'column' in key ? dialect.text(quoteIdentifier(key.column)) : dialect.textParameter(parameters.bind(key.literal));
+    return 'column' in key ? dialect.keyText(quoteIdentifier(key.column)) : dialect.textParameter(parameters.bind(key.literal));
   });
   // A constant key is the same on every row of the side: nothing to sort by (and no marker to repeat).
-  const sortKeys = ordered.map(keyOf).flatMap((key) => ('column' in key ? [dialect.text(quoteIdentifier(key.column))] : []));
-  const value = decomposable(side.measure) ? `SUM(${rowValue(side.measure)})` : groupValue(side.measure);
+  const sortKeys = ordered.map(keyOf).flatMap((key) => ('column' in key ? [dialect.keyText(quoteIdentifier(key.column))] : []));
+  const value = sideValue(side.measure);
   const where = whereClause(side.where, dialect, parameters);
   const positions = keys.map((_, index) => index + 1);
   const select = `SELECT ${[...keys.map((key, index) => `${key} AS k${index}`), `${value} AS v`].join(', ')} FROM ${dialect.table(side.table)}${where ? ` ${where}` : ''}`;
   if (keys.length === 0) return `${select} HAVING COUNT(*) > 0`;
   // Sorted by the expressions, not their aliases: PostgreSQL takes a collation only on an expression.
   return `${select} GROUP BY ${positions.join(', ')}${sortKeys.length ? ` ORDER BY ${sortKeys.map((key) => dialect.binaryAscending(key)).join(', ')}` : ''}`;
+}
+
+/** A side's value per key: the sum of its per-row values, or the measure's own aggregate. */
+export function sideValue(measure: MeasureExpression): string {
+  return decomposable(measure) ? `SUM(${rowValue(measure)})` : groupValue(measure);
 }
 
 /**

@@ -15,8 +15,13 @@ export interface Dialect {
   notDistinct(left: string, right: string): string;
   /** `left` and `right` differ, NULL differing from any value. */
   distinct(left: string, right: string): string;
-  /** The expression as text (for blank checks and for key order shared across engines). */
+  /** The expression as text (for blank checks and filters; SQLite compares by its column's affinity). */
   text(expression: string): string;
+  /**
+   * A key value as text, the same text on every engine, for merges across engines: keys are
+   * compared and ordered as text there (SQLite would order an INTEGER column by number).
+   */
+  keyText(expression: string): string;
   /** Rounded to `decimals` places (PostgreSQL rounds only numerics). */
   round(expression: string, decimals: number): string;
   /** Sort terms with SQLite's NULL order (NULL first ascending), which every engine then shares. */
@@ -37,7 +42,27 @@ export interface Dialect {
   nulInText: boolean;
   /** A table as the FROM clause names it: quoted, or a derived table adding computed columns (periodColumns.ts). */
   table(name: string): string;
+  /** The one-character text of a code point (a separator that needs no bound parameter). */
+  character(code: number): string;
+  /**
+   * An amount as a whole number of 10^-decimals units, rounded half away from zero, as a 64-bit
+   * integer: the same integer on every engine, for checksums (bisection).
+   */
+  wholeUnits(expression: string, decimals: number): string;
+  /**
+   * Appended to a subquery so it is computed once per row and not merged into the query around
+   * it (which would evaluate its expressions, such as a hash, once per use).
+   */
+  fence: string;
+  /**
+   * The key hash of bisection (keyHash.ts) of non-NULL text parts: PostgreSQL's hashtext of the
+   * parts joined by U+001F; SQLite and DuckDB call `key_hash(part, …)`, which hashes the same bytes.
+   */
+  keyHash(parts: readonly string[]): string;
 }
+
+/** Half away from zero, then truncated: PostgreSQL's CAST of a double rounds half to even, SQLite's truncates. */
+const halfAwayFromZero = (expression: string, decimals: number) => `${expression} * ${10 ** decimals} + CASE WHEN ${expression} < 0 THEN -0.5 ELSE 0.5 END`;
 
 /** Quotes a catalog identifier. The catalog only admits [A-Za-z_][A-Za-z0-9_]*, so this cannot be escaped out of. */
 export function quoteIdentifier(name: string): string {
@@ -52,6 +77,7 @@ export const sqliteDialect: Dialect = {
   notDistinct: (left, right) => `${left} IS ${right}`,
   distinct: (left, right) => `${left} IS NOT ${right}`,
   text: (expression) => expression,
+  keyText: (expression) => `CAST(${expression} AS TEXT)`,
   round: (expression, decimals) => `ROUND(${expression}, ${decimals})`,
   // SQLite's defaults already are NULL first ascending; leaving them implicit keeps its index-ordered plans.
   ascending: (expression) => `${expression} ASC`,
@@ -62,6 +88,13 @@ export const sqliteDialect: Dialect = {
   orderedMerge: true,
   nulInText: true,
   table: quoteIdentifier,
+  character: (code) => `char(${code})`,
+  // CAST to INTEGER truncates toward zero in SQLite.
+  wholeUnits: (expression, decimals) => `CAST(${halfAwayFromZero(expression, decimals)} AS INTEGER)`,
+  fence: ' LIMIT -1 OFFSET 0',
+  // One text argument: SQLite joins faster than a call with several arguments converts them. A
+  // JavaScript function's number comes back REAL: as an INTEGER, products of it stay exact.
+  keyHash: (parts) => `CAST(key_hash(${parts.length ? parts.join(' || char(31) || ') : "''"}) AS INTEGER)`,
 };
 
 export const duckdbDialect: Dialect = {
@@ -71,6 +104,7 @@ export const duckdbDialect: Dialect = {
   notDistinct: (left, right) => `${left} IS NOT DISTINCT FROM ${right}`,
   distinct: (left, right) => `${left} IS DISTINCT FROM ${right}`,
   text: (expression) => `CAST(${expression} AS VARCHAR)`,
+  keyText: (expression) => `CAST(${expression} AS VARCHAR)`,
   round: (expression, decimals) => `ROUND(${expression}, ${decimals})`,
   ascending: (expression) => `${expression} ASC NULLS FIRST`,
   descending: (expression) => `${expression} DESC NULLS LAST`,
@@ -80,6 +114,11 @@ export const duckdbDialect: Dialect = {
   orderedMerge: false,
   nulInText: true,
   table: quoteIdentifier,
+  character: (code) => `chr(${code})`,
+  wholeUnits: (expression, decimals) => `CAST(trunc(${halfAwayFromZero(expression, decimals)}) AS BIGINT)`,
+  // DuckDB computes a common expression once by itself.
+  fence: '',
+  keyHash: (parts) => `key_hash(${parts.join(', ')})`,
 };
 
 export const postgresDialect: Dialect = {
@@ -89,6 +128,7 @@ export const postgresDialect: Dialect = {
   notDistinct: (left, right) => `${left} IS NOT DISTINCT FROM ${right}`,
   distinct: (left, right) => `${left} IS DISTINCT FROM ${right}`,
   text: (expression) => `CAST(${expression} AS TEXT)`,
+  keyText: (expression) => `CAST(${expression} AS TEXT)`,
   round: (expression, decimals) => `ROUND(CAST(${expression} AS NUMERIC), ${decimals})`,
   ascending: (expression) => `${expression} ASC NULLS FIRST`,
   descending: (expression) => `${expression} DESC NULLS LAST`,
@@ -98,4 +138,8 @@ export const postgresDialect: Dialect = {
   orderedMerge: false,
   nulInText: false,
   table: quoteIdentifier,
+  character: (code) => `chr(${code})`,
+  wholeUnits: (expression, decimals) => `CAST(trunc(${halfAwayFromZero(expression, decimals)}) AS BIGINT)`,
+  fence: ' OFFSET 0',
+  keyHash: (parts) => `hashtext(${parts.length ? parts.join(' || chr(31) || ') : "''"})`,
 };

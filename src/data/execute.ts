@@ -1,11 +1,13 @@
 /**
  * Runs query descriptions on the connections they name: compiles them for the engine's
  * dialect, reads rows back into plain values, and runs the skills' reducers next to the data.
- * Merges go to the engine (SQLite's own) or to the formulations of merges.ts.
+ * Merges go to the engine (SQLite's own), to the formulations of merges.ts, or, across engines
+ * with many keys, to checksum bisection (bisection.ts).
  */
-import { compileSelect } from './compile.ts';
+import { compileSelect, mergeKeyOrder } from './compile.ts';
 import { DEFAULT_CONNECTION, type Connections } from './connections.ts';
 import { text, type MergeTotals } from './engines/engine.ts';
+import { bisect } from './bisection.ts';
 import { mergeAcrossEngines, mergeOnEngine } from './merges.ts';
 import type { FoldQuery, FoldResult, MergeQuery, MergeResult, Query, ResultOf, Row, SelectQuery, SelectResult, Value } from './query.ts';
 import { Folding, loadReducer } from './reducer.ts';
@@ -48,14 +50,24 @@ async function runMerge(connections: Connections, query: MergeQuery): Promise<Me
   const connectionA = query.a.connection ?? DEFAULT_CONNECTION;
   const connectionB = query.b.connection ?? DEFAULT_CONNECTION;
   let totals: MergeTotals;
-  if (connectionA === connectionB) {
-    const engine = await connections.engine(connectionA);
-    totals = engine.merge ? await engine.merge(query, folding) : await mergeOnEngine(engine, query, folding);
-  } else {
-    totals = await mergeAcrossEngines(await connections.engine(connectionA), await connections.engine(connectionB), query, folding);
-  }
+  const engineA = await connections.engine(connectionA);
+  const engineB = connectionA === connectionB ? engineA : await connections.engine(connectionB);
+  if (bisects(query, connectionA !== connectionB)) totals = await bisect(engineA, engineB, query, folding);
+  else if (connectionA !== connectionB) totals = await mergeAcrossEngines(engineA, engineB, query, folding);
+  else totals = engineA.merge ? await engineA.merge(query, folding) : await mergeOnEngine(engineA, query, folding);
   const partitions = [...totals.partitions].sort((x, y) => String(x.partition).localeCompare(String(y.partition)));
-  return { sql: totals.sql, partitions, folded: folding.finish() };
+  return { sql: totals.sql, partitions, folded: folding.finish(), ...(totals.method ? { method: totals.method } : {}) };
+}
+
+/**
+ * The planner: checksum bisection when asked, or for sides on two engines with many keys (the
+ * catalog does not call them few) — then moving only the differences pays. It needs a key to
+ * segment on and amounts whose whole units fit a 64-bit integer (at most 6 decimals).
+ */
+function bisects(query: MergeQuery, acrossEngines: boolean): boolean {
+  const strategy = query.strategy ?? 'auto';
+  if (strategy === 'merge' || mergeKeyOrder(query).ordered.length === 0 || query.decimals > 6) return false;
+  return strategy === 'bisect' || (acrossEngines && !query.preAggregate);
 }
 
 function rowOf(values: unknown[], names: string[], readers: Map<string, 'values' | 'boolean'>): Row {

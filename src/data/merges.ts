@@ -94,7 +94,7 @@ async function mergeFewKeys(engine: Engine, query: MergeQuery, folding: Folding)
  * Per-key rows of a merge finished in the worker: per-partition totals of every key, and the keys
  * whose sides differ once rounded fed to the reducer (their key built only then).
  */
-class MergedKeys {
+export class MergedKeys {
   private readonly totals = new Map<string | null, MergeTotals['partitions'][number]>();
   private readonly round: (value: number) => number;
 
@@ -108,14 +108,27 @@ class MergedKeys {
   }
 
   add(partition: string | null, rawA: number | null, rawB: number | null, row: readonly unknown[]): void {
-    let totals = this.totals.get(partition);
-    if (!totals) this.totals.set(partition, (totals = { partition, keys: 0, a: 0, b: 0 }));
+    const totals = this.totalsOf(partition);
     totals.keys += 1;
     totals.a += rawA ?? 0;
     totals.b += rawB ?? 0;
     const a = rawA === null ? null : this.round(rawA);
     const b = rawB === null ? null : this.round(rawB);
     if (a !== b) this.folding.step({ a, b, key: this.keyOf(row) });
+  }
+
+  /** Keys known to agree on both sides without reading them (a segment whose checksums match). */
+  agree(partition: string | null, keys: number, rawA: number, rawB: number): void {
+    const totals = this.totalsOf(partition);
+    totals.keys += keys;
+    totals.a += rawA;
+    totals.b += rawB;
+  }
+
+  private totalsOf(partition: string | null): MergeTotals['partitions'][number] {
+    let totals = this.totals.get(partition);
+    if (!totals) this.totals.set(partition, (totals = { partition, keys: 0, a: 0, b: 0 }));
+    return totals;
   }
 
   partitions(): MergeTotals['partitions'] {
@@ -177,17 +190,50 @@ export async function mergeAcrossEngines(engineA: Engine, engineB: Engine, query
   };
   const a = side(engineA, 'a');
   const b = side(engineB, 'b');
-  const { ordered, constants, constantPartition } = mergeKeyOrder(query);
-  const partitionAt = query.partitionKey === undefined || constants.has(query.partitionKey) ? undefined : 0;
+  const keys = mergedKeysOf(query, folding);
+  const rows = await mergeSorted(a.rows, b.rows, query, keys);
+  return { sql: `${a.sql}\n${b.sql}`, partitions: keys.partitions(), method: { name: 'row_merge', passes: 1, segments: 0, rows } };
+}
+
+/** The per-key rows of a merge across engines, keys in merge order, fed to the reducer in keyNames order. */
+export function mergedKeysOf(query: MergeQuery, folding: Folding): MergedKeys {
+  const { ordered, constants } = mergeKeyOrder(query);
   // Keys come in `ordered` order; the reducer gets them in keyNames order, constants put back.
   const positions = query.keyNames.map((_, index) => ordered.indexOf(index));
   const keyNamesOrder = (values: readonly unknown[]) => positions.map((position, index) => (constants.has(index) ? constants.get(index)! : text(values[position])));
-  const keys = new MergedKeys(folding, query.decimals, keyNamesOrder);
+  return new MergedKeys(folding, query.decimals, keyNamesOrder);
+}
+
+/**
+ * Merges two streams of per-key rows (text keys in merge order, then the value), each sorted in
+ * byte order of its keys, into `keys`; rows `keep` refuses are passed over. Returns the rows read.
+ */
+export async function mergeSorted(a: ChunkCursor, b: ChunkCursor, query: MergeQuery, keys: MergedKeys, keep?: (row: unknown[]) => boolean): Promise<number> {
+  const { ordered, constants, constantPartition } = mergeKeyOrder(query);
+  const partitionAt = query.partitionKey === undefined || constants.has(query.partitionKey) ? undefined : 0;
   const count = ordered.length;
-  await Promise.all([a.rows.fill(), b.rows.fill()]);
+  let read = 0;
+  // Passes over refused rows within the chunk in hand; awaits only when a chunk is used up, so
+  // the merge itself runs without a promise per row.
+  const skip = (rows: ChunkCursor) => {
+    if (!keep) return;
+    for (let row = rows.row; row && !keep(row); row = rows.row) {
+      read += 1;
+      rows.next();
+    }
+  };
+  const settle = async (rows: ChunkCursor) => {
+    skip(rows);
+    while (!rows.row && !rows.ended) {
+      await rows.fill();
+      skip(rows);
+    }
+  };
+  // Both statements start at once: each engine works while the other does.
+  await Promise.all([settle(a), settle(b)]);
   for (;;) {
-    const rowA = a.rows.row;
-    const rowB = b.rows.row;
+    const rowA = a.row;
+    const rowB = b.row;
     if (!rowA && !rowB) break;
     const order = !rowA ? 1 : !rowB ? -1 : compareKeys(rowA, rowB, count);
     const inA = order <= 0 ? rowA : undefined;
@@ -195,15 +241,24 @@ export async function mergeAcrossEngines(engineA: Engine, engineB: Engine, query
     const keyRow = (inA ?? inB)!;
     const partition = constantPartition ?? (partitionAt === undefined ? null : text(keyRow[partitionAt]));
     keys.add(partition, inA ? Number(inA[count] ?? 0) : null, inB ? Number(inB[count] ?? 0) : null, keyRow);
-    // Awaits only when a chunk is used up: the merge itself runs without a promise per row.
-    if (inA && !a.rows.next()) await a.rows.fill();
-    if (inB && !b.rows.next()) await b.rows.fill();
+    if (inA) {
+      read += 1;
+      a.next();
+      skip(a);
+      if (!a.row) await settle(a);
+    }
+    if (inB) {
+      read += 1;
+      b.next();
+      skip(b);
+      if (!b.row) await settle(b);
+    }
   }
-  return { sql: `${a.sql}\n${b.sql}`, partitions: keys.partitions() };
+  return read;
 }
 
 /** The current row of a stream of chunks; moving within a chunk needs no promise. */
-class ChunkCursor {
+export class ChunkCursor {
   private readonly chunks: AsyncIterator<unknown[][]>;
   private chunk: unknown[][] = [];
   private index = 0;
@@ -221,6 +276,11 @@ class ChunkCursor {
   next(): boolean {
     this.index += 1;
     return this.index < this.chunk.length;
+  }
+
+  /** Whether the stream has no more chunks (the chunk in hand may still hold rows). */
+  get ended(): boolean {
+    return this.done;
   }
 
   /** Reads chunks until there is a row or the stream ended. */

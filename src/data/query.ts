@@ -6,6 +6,7 @@
  * Names of tables and columns come only from the catalog; values are always bound, never
  * written into the SQL text.
  */
+import type { MergeMethod } from './engines/engine.ts';
 import type { ReducerReference } from './reducer.ts';
 
 /** A value as the data layer returns it. */
@@ -96,6 +97,12 @@ export interface MergeQuery<Result = unknown> {
   decimals: number;
   /** Sum each side per key before merging: cheaper when keys are few, a needless sort when almost every row is a key. */
   preAggregate?: boolean;
+  /**
+   * How sides on different engines are merged: `auto` (default) bisects with checksums when keys
+   * are many (not preAggregate), `bisect` always, `merge` streams every key's totals.
+   * Within one engine `bisect` runs bisection on it too; otherwise the engine merges itself.
+   */
+  strategy?: 'auto' | 'bisect' | 'merge';
   fold: ReducerReference<MergedRow, Result>;
 }
 
@@ -132,6 +139,8 @@ export interface MergeResult<Result = unknown> {
   /** Per partition value (one entry with partition null when there is none): keys, and the sides' unrounded totals. */
   partitions: { partition: string | null; keys: number; a: number; b: number }[];
   folded: Result;
+  /** How a merge across engines ran (or one asked to bisect): see MergeMethod. */
+  method?: MergeMethod;
 }
 
 export interface FoldResult<Result = unknown> {

@@ -4,7 +4,8 @@
  * in-memory database). DuckDB has no statement timeout: a timeout or a cancelled question
  * interrupts the connection, which stops the statement and keeps the connection usable.
  */
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBScalarFunction, INTEGER, VARCHAR, type DuckDBConnection, type DuckDBValue, type DuckDBVector } from '@duckdb/node-api';
+import { KeyBytes } from '../keyHash.ts';
 import { duckdbDialect } from '../dialect.ts';
 import { withComputedColumns, type ComputedColumns } from '../periodColumns.ts';
 import type { Value } from '../query.ts';
@@ -53,6 +54,7 @@ export async function openDuckdb(options: DuckdbOptions): Promise<Engine> {
     // a good neighbour (larger aggregations spill to DuckDB's temporary files instead).
     await connection.run(`SET memory_limit = '${MEMORY_LIMIT}'`);
     await connection.run('SET enable_external_access = false');
+    registerKeyHash(connection);
     await connection.run('SET lock_configuration = true');
   } catch (error) {
     connection.closeSync();
@@ -75,6 +77,45 @@ export async function openDuckdb(options: DuckdbOptions): Promise<Engine> {
       instance.closeSync();
     },
   };
+}
+
+/**
+ * The key hash of checksum bisection, `key_hash(part, …)`: PostgreSQL's hashtext of the parts
+ * joined by U+001F (keyHash.ts). Parts are never NULL (the SQL writes NULL as U+001E). DuckDB
+ * stores a text of up to 12 bytes inside its vector entry (4 bytes of length, then the bytes):
+ * those are hashed from there, without making a JavaScript string of each; longer ones are read
+ * as strings. It runs on JavaScript's thread: ~0.3 µs a key instead of ~1.3 µs through strings.
+ */
+function registerKeyHash(connection: DuckDBConnection): void {
+  const key = new KeyBytes();
+  connection.registerScalarFunction(
+    DuckDBScalarFunction.create({
+      name: 'key_hash',
+      returnType: INTEGER,
+      varArgsType: VARCHAR,
+      mainFunction: (_info, input, output) => {
+        const parts = Array.from({ length: input.columnCount }, (_, index) => input.getColumnVector(index) as DuckDBVector<string>);
+        const entries = parts.map(entriesOf);
+        for (let row = 0; row < input.rowCount; row += 1) {
+          key.reset();
+          for (let part = 0; part < parts.length; part += 1) {
+            const view = entries[part];
+            const length = view ? view.getUint32(row * 16, true) : Infinity;
+            if (length <= 12) key.utf8(view!, row * 16 + 4, length);
+            else key.text(String(parts[part]!.getItem(row)));
+          }
+          output.setItem(row, key.hash());
+        }
+        output.flush();
+      },
+    }),
+  );
+}
+
+/** The 16-byte entries of a text vector, when the vector exposes them (else undefined: read strings). */
+function entriesOf(vector: DuckDBVector<string>): DataView | undefined {
+  const entries = (vector as unknown as { dataView?: unknown }).dataView;
+  return entries instanceof DataView ? entries : undefined;
 }
 
 async function* chunksOf(connection: DuckDBConnection, sql: string, params: readonly Value[]): AsyncIterable<unknown[][]> {

@@ -13,6 +13,20 @@ export type EngineKind = 'sqlite' | 'duckdb' | 'postgres';
 export interface MergeTotals {
   sql: string;
   partitions: { partition: string | null; keys: number; a: number; b: number }[];
+  /** How a merge across engines ran (merges within one engine leave it out). */
+  method?: MergeMethod;
+}
+
+/**
+ * How a merge across engines ran: every key's totals streamed and merged (`row_merge`), or
+ * checksum bisection (`checksum_bisection`): `passes` rounds of per-segment checksums compared,
+ * `segments` the segment checksums read, `rows` the per-key rows read from both sides.
+ */
+export interface MergeMethod {
+  name: 'row_merge' | 'checksum_bisection';
+  passes: number;
+  segments: number;
+  rows: number;
 }
 
 export interface Engine {

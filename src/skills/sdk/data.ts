@@ -42,6 +42,7 @@ export type {
   Value,
 } from '../../data/query.ts';
 export type { DataAccess } from '../../data/dataAccess.ts';
+export type { MergeMethod } from '../../data/engines/engine.ts';
 export { defineReducer, type DefinedReducer, type Reducer, type ReducerReference } from '../../data/reducer.ts';
 // One column's values: does one exist, the first `limit` distinct ones.
 export { distinctValues, valueExists, type TableLocation } from '../../data/lookups.ts';

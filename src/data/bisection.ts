@@ -1,0 +1,161 @@
+/**
+ * Checksum bisection: a merge across engines whose traffic grows with the differences, not the
+ * keys. Both engines compute, per segment of keys (the low bits of each key's hash, per
+ * partition), a count and two sums of hashes (of the key, and of the key with its amount in
+ * whole units); segments whose checksums agree are only counted, the others are split by more
+ * bits and compared again, and once small their per-key rows are read and merged here exactly
+ * as the row merge does (merges.ts). Same totals, classification and top differences.
+ */
+import { BoundParameters } from './compile.ts';
+import { compileSegmentRows, compileSegments, type SegmentLevel, type SegmentList } from './compileBisection.ts';
+import { text, type Engine, type MergeTotals } from './engines/engine.ts';
+import { ChunkCursor, mergedKeysOf, mergeSorted, type MergedKeys } from './merges.ts';
+import type { MergeQuery } from './query.ts';
+import type { Folding } from './reducer.ts';
+
+/** How bisection splits; the defaults suit millions of keys (tests use small ones to go deep). */
+export interface BisectionTuning {
+  /** Bits of the first level: 1,024 segments per partition, few enough to aggregate in memory. */
+  firstBits: number;
+  /** Keys per segment a split aims at; segments this small are read row by row. */
+  leafKeys: number;
+  /** Rows worth reading directly rather than splitting again: at least this, or 0.5 % of the keys. */
+  directRows: number;
+}
+
+export const DEFAULT_TUNING: BisectionTuning = { firstBits: 10, leafKeys: 16, directRows: 10_000 };
+/** Hash bits used at most (of 32): masks stay positive on every engine. */
+const MOST_BITS = 30;
+
+interface Parents {
+  bits: number;
+  ids: Set<string>;
+}
+
+interface Segment {
+  partition: string | null;
+  segment: number;
+  keys: number;
+  keySum: number;
+  weightedSum: number;
+  amountSum: number;
+  total: number;
+}
+
+/**
+ * Merges two sides by checksum bisection.
+ * @example
+ * const totals = await bisect(postgres, duckdb, query, folding);
+ * totals.method; // { name: 'checksum_bisection', passes: 3, segments: 41_210, rows: 18_432 }
+ */
+export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery, folding: Folding, tuning: BisectionTuning = DEFAULT_TUNING): Promise<MergeTotals> {
+  const { firstBits, leafKeys, directRows } = tuning;
+  const keys = mergedKeysOf(query, folding);
+  const statements: string[] = [];
+  const method = { name: 'checksum_bisection' as const, passes: 0, segments: 0, rows: 0 };
+  const both = <T>(run: (engine: Engine, which: 'a' | 'b') => Promise<T>) => onBoth(engineA, engineB, run);
+  let level: SegmentLevel = { bits: firstBits };
+  /** The differing segments of the level before, which the current level splits. */
+  let parents: Parents | undefined;
+  let allKeys = 0;
+  for (;;) {
+    const [segmentsA, segmentsB] = await both(async (engine, which) => {
+      const parameters = new BoundParameters(engine.dialect);
+      const sql = compileSegments(query, which, engine.dialect, parameters, level);
+      statements.push(sql);
+      return (await engine.all(sql, parameters.values)).map(segmentOf);
+    });
+    method.passes += 1;
+    method.segments += segmentsA.length + segmentsB.length;
+    const differing = compare(segmentsA, segmentsB, parents, keys);
+    if (method.passes === 1) allKeys = [...segmentsA, ...segmentsB].reduce((sum, segment) => sum + segment.keys, 0) / 2;
+    if (differing.length === 0) break;
+    const rows = differing.reduce((sum, segment) => sum + segment.rows, 0);
+    const largest = Math.max(...differing.map((segment) => segment.keys));
+    const listed: SegmentList = { bits: level.bits, segments: byPartition(differing) };
+    if (level.bits >= MOST_BITS || largest <= 2 * leafKeys || rows <= Math.max(directRows, allKeys / 200)) {
+      method.rows += await mergeSegmentRows(engineA, engineB, query, keys, listed, new Set(differing.map(idOf)), statements);
+      break;
+    }
+    const average = rows / 2 / differing.length;
+    const bits = Math.min(MOST_BITS, level.bits + Math.min(12, Math.max(1, Math.ceil(Math.log2(average / leafKeys)))));
+    // When most segments differ, a list of them filters nothing: the next level reads every key.
+    const within = differing.length * 2 > segmentsA.length + segmentsB.length ? undefined : listed;
+    parents = { bits: level.bits, ids: new Set(differing.map(idOf)) };
+    level = { bits, within };
+  }
+  return { sql: statements.join('\n'), partitions: keys.partitions(), method };
+}
+
+function byPartition(segments: { partition: string | null; segment: number }[]): Map<string | null, number[]> {
+  const lists = new Map<string | null, number[]>();
+  for (const { partition, segment } of segments) {
+    const list = lists.get(partition);
+    if (list) list.push(segment);
+    else lists.set(partition, [segment]);
+  }
+  return lists;
+}
+
+const idOf = (segment: { partition: string | null; segment: number }) => `${segment.segment}\u0000${segment.partition ?? '\u0001'}`;
+
+function segmentOf(row: unknown[]): Segment {
+  return { partition: text(row[0]), segment: Number(row[1]), keys: Number(row[2]), keySum: Number(row[3]), weightedSum: Number(row[4]), amountSum: Number(row[5]), total: Number(row[6] ?? 0) };
+}
+
+/**
+ * Compares two sides' segments: agreeing ones are counted into the partition totals, the others
+ * returned. At a finer level only the children of differing parents count (a segment number
+ * also holds keys of agreeing parents in other partitions, counted already).
+ */
+function compare(segmentsA: Segment[], segmentsB: Segment[], parents: Parents | undefined, keys: MergedKeys) {
+  const relevant = (segment: Segment) => !parents || parents.ids.has(idOf({ partition: segment.partition, segment: segment.segment & (2 ** parents.bits - 1) }));
+  const fromB = new Map(segmentsB.filter(relevant).map((segment) => [idOf(segment), segment]));
+  const differing: { partition: string | null; segment: number; keys: number; rows: number }[] = [];
+  for (const a of segmentsA.filter(relevant)) {
+    const b = fromB.get(idOf(a));
+    fromB.delete(idOf(a));
+    if (b && b.keys === a.keys && b.keySum === a.keySum && b.weightedSum === a.weightedSum && b.amountSum === a.amountSum) keys.agree(a.partition, a.keys, a.total, b.total);
+    else differing.push({ partition: a.partition, segment: a.segment, keys: Math.max(a.keys, b?.keys ?? 0), rows: a.keys + (b?.keys ?? 0) });
+  }
+  for (const b of fromB.values()) differing.push({ partition: b.partition, segment: b.segment, keys: b.keys, rows: b.keys });
+  return differing;
+}
+
+/** Reads both sides' per-key rows of the differing segments, in key order, and merges them. */
+async function mergeSegmentRows(engineA: Engine, engineB: Engine, query: MergeQuery, keys: MergedKeys, within: SegmentList, differing: Set<string>, statements: string[]): Promise<number> {
+  const side = (engine: Engine, which: 'a' | 'b') => {
+    const parameters = new BoundParameters(engine.dialect);
+    const sql = compileSegmentRows(query, which, engine.dialect, parameters, within);
+    statements.push(sql);
+    // One engine runs one statement at a time: its side is read whole (the rows of a few segments).
+    if (engineA === engineB) return new ChunkCursor((async function* () { yield await engine.all(sql, parameters.values); })());
+    return new ChunkCursor(engine.chunks(sql, parameters.values));
+  };
+  const count = query.keyNames.length - constantCount(query);
+  const partitioned = query.partitionKey !== undefined && !isConstant(query, query.partitionKey);
+  // A segment number holds keys of every partition: only those of differing (partition, segment) pairs are merged.
+  const keep = (row: unknown[]) => differing.has(idOf({ partition: partitioned ? text(row[0]) : null, segment: Number(row[count + 1]) }));
+  return mergeSorted(side(engineA, 'a'), side(engineB, 'b'), query, keys, keep);
+}
+
+function isConstant(query: MergeQuery, index: number): boolean {
+  const a = query.a.keys[index];
+  const b = query.b.keys[index];
+  return !!a && !!b && 'literal' in a && 'literal' in b && a.literal === b.literal;
+}
+
+const constantCount = (query: MergeQuery) => query.keyNames.filter((_, index) => isConstant(query, index)).length;
+
+/**
+ * Runs a statement on both sides: at once on two engines, one after the other on one. When one
+ * fails, the other is interrupted before the error is raised.
+ */
+async function onBoth<T>(engineA: Engine, engineB: Engine, run: (engine: Engine, which: 'a' | 'b') => Promise<T>): Promise<[T, T]> {
+  if (engineA === engineB) return [await run(engineA, 'a'), await run(engineB, 'b')];
+  const stopping = (promise: Promise<T>, other: Engine) => promise.catch((error: unknown) => (other.interrupt(), Promise.reject(error)));
+  const outcomes = await Promise.allSettled([stopping(run(engineA, 'a'), engineB), stopping(run(engineB, 'b'), engineA)]);
+  const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<T>).value) as [T, T];
+}

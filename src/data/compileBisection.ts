@@ -1,0 +1,119 @@
+/**
+ * The statements of checksum bisection (bisection.ts), compiled for one side of a merge on its
+ * engine. Every key gets one text form on every engine: its key values as text (NULL as U+001E),
+ * in merge order, joined by U+001F; its amount a whole number of 10^-decimals units. A key's hash
+ * is PostgreSQL's `hashtext` of that text (keyHash.ts); a segment is the keys whose hash has the
+ * same low bits.
+ */
+import { mergeKeyOrder, sideValue, whereClause, type BoundParameters } from './compile.ts';
+import { quoteIdentifier, type Dialect } from './dialect.ts';
+import type { MergeQuery } from './query.ts';
+
+/** Primes below 2^31: products of two residues fit a signed 64-bit integer on every engine. */
+const PRIME = 2_147_483_647;
+const OTHER_PRIME = 2_147_483_629;
+const NULL_MARK = 30;
+
+/** Segments by the low `bits` of the key hash, narrowed to those of `within` (the low `within.bits`). */
+export interface SegmentLevel {
+  bits: number;
+  /** Only keys in these segments of a coarser level (undefined: every key). */
+  within?: SegmentList | undefined;
+}
+
+/** Segments at `bits`, by partition value (null: no partition, or its NULL value). */
+export interface SegmentList {
+  bits: number;
+  segments: Map<string | null, readonly number[]>;
+}
+
+/** `(h & mask)` as an expression: the segment of a hash at `bits`. */
+const segmentOf = (hash: string, bits: number) => `(${hash} & ${2 ** bits - 1})`;
+
+/** The hash of a key from its parts' texts (NULL written as U+001E). */
+function keyHash(parts: readonly string[], dialect: Dialect): string {
+  return dialect.keyHash(parts.map((part) => `COALESCE(${part}, ${dialect.character(NULL_MARK)})`));
+}
+
+/**
+ * The per-key rows of one side, keys as text in merge order (aliases k0…), `v` the side's value,
+ * `c` its whole units, `h` the key's hash; narrowed before grouping to the keys of `within`, so a finer level reads
+ * only the rows of the segments it splits.
+ */
+function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, within: SegmentLevel['within']): { sql: string; keys: string[] } {
+  const side = query[which];
+  const { ordered } = mergeKeyOrder(query);
+  // Each use of a constant key binds its own marker: '?' markers are filled in text order.
+  const texts = () =>
+    ordered.map((index) => {
+      const key = side.keys[index]!;
+      return 'column' in key ? dialect.keyText(quoteIdentifier(key.column)) : dialect.textParameter(parameters.bind(key.literal));
+    });
+  const aliases = ordered.map((_, index) => `k${index}`);
+  const select = texts().map((text, index) => `${text} AS ${aliases[index]}`);
+  const where = whereClause(side.where, dialect, parameters);
+  const narrowed = within ? narrowing(within, partitioned(query), texts, dialect, parameters) : '';
+  const conditions = [where.replace(/^WHERE /, ''), narrowed].filter(Boolean);
+  // Grouped by the columns themselves, so an index in key order serves the grouping; their text
+  // is the same per group (a column holding both 1 and '1' is SQLite's only exception).
+  const columns = ordered.flatMap((index) => {
+    const key = side.keys[index]!;
+    return 'column' in key ? [quoteIdentifier(key.column)] : [];
+  });
+  const perKey = `SELECT ${[...select, `${sideValue(side.measure)} AS v`].join(', ')} FROM ${dialect.table(side.table)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}${columns.length ? ` GROUP BY ${columns.join(', ')}` : ''}`;
+  const units = `${dialect.wholeUnits('v', query.decimals)} AS c`;
+  return { sql: `SELECT ${[...aliases, 'v', units, `${keyHash(aliases, dialect)} AS h`].join(', ')} FROM (${perKey}) AS per_key${dialect.fence}`, keys: aliases };
+}
+
+/**
+ * The rows of the listed segments: per partition value, the segments of the row's key hash.
+ * Every branch hashes the row's key (a row takes one branch, so it is hashed once).
+ */
+function narrowing(within: SegmentList, byPartition: boolean, texts: () => string[], dialect: Dialect, parameters: BoundParameters): string {
+  const branches = [...within.segments].map(([partition, segments]) => {
+    const inSegments = () => `${segmentOf(keyHash(texts(), dialect), within.bits)} IN (${segments.join(', ')})`;
+    if (!byPartition) return inSegments();
+    // Built in text order: the partition's text (and its marker) comes before the hash's.
+    const partitionText = texts()[0]!;
+    const test = partition === null ? `${partitionText} IS NULL` : `${partitionText} = ${dialect.textParameter(parameters.bind(partition))}`;
+    return `(${test} AND ${inSegments()})`;
+  });
+  return `(${branches.join(' OR ')})`;
+}
+
+const partitioned = (query: MergeQuery) => partitionAlias(query, ['k0']) !== 'NULL';
+
+/**
+ * One side's segments at a level: partition, segment, keys, the sum of key hashes, two sums of
+ * amount fingerprints, and the unrounded sum of values (the partition totals of agreeing
+ * segments). Two sides' segments agree when all but the last are equal: another key set shows in
+ * the count or the hash sum, an amount changed on one key in both fingerprints (the plain one
+ * catches a change by a multiple of the first prime), changes that cancel out with odds of 1 in 2^31.
+ * @example
+ * compileSegments(query, 'a', postgresDialect, parameters, { bits: 12 });
+ */
+export function compileSegments(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, level: SegmentLevel): string {
+  const { sql, keys } = hashedKeys(query, which, dialect, parameters, level.within);
+  const partition = partitionAlias(query, keys);
+  // Amount fingerprints, all below 2^31 in magnitude, so a segment's sums stay exact in a double:
+  // the amount weighted by the key's hash, and the amount itself, each modulo a prime.
+  const weighted = `((c % ${PRIME}) * (h % ${PRIME})) % ${PRIME}`;
+  const plain = `c % ${OTHER_PRIME}`;
+  return `SELECT ${partition} AS p, ${segmentOf('h', level.bits)} AS s, COUNT(*) AS n, SUM(h) AS key_sum, SUM(${weighted}) AS weighted_sum, SUM(${plain}) AS amount_sum, SUM(v) AS total FROM (${sql}) AS hashed GROUP BY 1, 2`;
+}
+
+/**
+ * One side's per-key rows in the segments `level.within` names (at `level.within.bits`), keys as
+ * text in byte order, then the value and the key's segment: the rows the service merges itself.
+ */
+export function compileSegmentRows(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, within: SegmentList): string {
+  const { sql, keys } = hashedKeys(query, which, dialect, parameters, within);
+  const order = keys.map((key) => dialect.binaryAscending(key)).join(', ');
+  return `SELECT ${[...keys, 'v', `${segmentOf('h', within.bits)} AS s`].join(', ')} FROM (${sql}) AS hashed${order ? ` ORDER BY ${order}` : ''}`;
+}
+
+/** The alias of the partition key among the per-key columns (it comes first), or NULL. */
+function partitionAlias(query: MergeQuery, keys: string[]): string {
+  const { constants } = mergeKeyOrder(query);
+  return query.partitionKey !== undefined && !constants.has(query.partitionKey) ? keys[0]! : 'NULL';
+}

@@ -1,0 +1,176 @@
+/**
+ * Checksum bisection against the row merge on every engine pair: random sides with planted
+ * differences (amounts changed, keys dropped and added, amounts moved between keys, rows split,
+ * NULL keys and amounts, accented keys), copied onto SQLite, DuckDB, Parquet and PostgreSQL.
+ * Bisection must give the same partition totals and the same differing keys in the same order,
+ * split one level at a time (tiny segments, so every level and the row merge of leaves run)
+ * and with the service's own tuning.
+ *
+ * The datasets come from fast-check with a fixed seed; FC_SEED=<n> tries others.
+ */
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bisect, DEFAULT_TUNING, type BisectionTuning } from '../../src/data/bisection.ts';
+import { Connections } from '../../src/data/connections.ts';
+import { runQuery } from '../../src/data/execute.ts';
+import { mergeAcrossEngines, mergeOnEngine } from '../../src/data/merges.ts';
+import type { MergeQuery } from '../../src/data/query.ts';
+import { Folding, loadReducer } from '../../src/data/reducer.ts';
+import { temporaryDirectory } from '../support/catalogFixture.ts';
+import { engineFixture, type EngineFixture, type FixtureEngine } from '../support/engineFixture.ts';
+import { collectMerged } from '../support/testReducers.ts';
+
+interface Line {
+  doc: string | null;
+  line: number | null;
+  cur: string | null;
+  /** Integer cents, or null for a NULL amount. */
+  cents: number | null;
+}
+
+const SCENARIOS = 8;
+const documents = ['D1', 'D2', 'D3', 'D10', 'D11', 'Köln', 'é', '', 'x y', '0400015593'];
+const keyOf = fc.record({
+  doc: fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...documents) }, { weight: 1, arbitrary: fc.constant(null) }),
+  line: fc.oneof({ weight: 9, arbitrary: fc.integer({ min: 1, max: 30 }) }, { weight: 1, arbitrary: fc.constant(null) }),
+  cur: fc.constantFrom('EUR', 'USD', 'JPY', null),
+});
+const cents = fc.oneof({ weight: 9, arbitrary: fc.integer({ min: -2_000_000, max: 2_000_000 }) }, { weight: 1, arbitrary: fc.constant(null) });
+const lineOf = fc.record({ key: keyOf, cents }).map(({ key, cents: amount }): Line => ({ ...key, cents: amount }));
+
+/** Side b from side a: each line kept, dropped, changed, split in two, or doubled; new lines; an amount moved. */
+const scenario = fc
+  .array(lineOf, { minLength: 0, maxLength: 400 })
+  .chain((a) =>
+    fc
+      .tuple(
+        fc.array(fc.constantFrom('keep', 'keep', 'keep', 'keep', 'drop', 'change', 'split', 'double'), { minLength: a.length, maxLength: a.length }),
+        fc.array(fc.integer({ min: -50_000, max: 50_000 }).filter((change) => change !== 0), { minLength: a.length, maxLength: a.length }),
+        fc.array(lineOf, { maxLength: 30 }),
+        fc.option(fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: 1, max: 100_000 }))),
+      )
+      .map(([fates, changes, added, moved]) => {
+        const b: Line[] = [];
+        a.forEach((line, index) => {
+          const fate = fates[index];
+          if (fate === 'drop') return;
+          if (fate === 'change') b.push({ ...line, cents: (line.cents ?? 0) + changes[index]! });
+          else if (fate === 'split') b.push({ ...line, cents: changes[index]! }, { ...line, cents: (line.cents ?? 0) - changes[index]! });
+          else if (fate === 'double') b.push(line, { ...line, cents: 0 });
+          else b.push(line);
+        });
+        // The same amount taken from one key and given to another: totals stay, two keys differ.
+        if (moved && b.length > 1) {
+          const [from, to, amount] = moved;
+          const x = b[from % b.length]!;
+          const y = b[to % b.length]!;
+          b[from % b.length] = { ...x, cents: (x.cents ?? 0) - amount };
+          b[to % b.length] = { ...y, cents: (y.cents ?? 0) + amount };
+        }
+        return { a, b: [...b, ...added] };
+      }),
+  );
+
+const seed = Number(process.env.FC_SEED ?? 20261126);
+const datasets = fc.sample(scenario, { seed, numRuns: SCENARIOS });
+
+function database(): string {
+  const file = path.join(temporaryDirectory(), 'bisection.db');
+  const db = new Database(file);
+  datasets.forEach((dataset, index) => {
+    for (const side of ['a', 'b'] as const) {
+      db.exec(`CREATE TABLE ${side}${index} (doc TEXT, line INTEGER, cur TEXT, amount REAL)`);
+      const insert = db.prepare(`INSERT INTO ${side}${index} VALUES (?, ?, ?, ?)`);
+      for (const row of dataset[side]) insert.run(row.doc, row.line, row.cur, row.cents === null ? null : row.cents / 100);
+    }
+  });
+  db.close();
+  return file;
+}
+
+const tables = datasets.flatMap((_, index) => [`a${index}`, `b${index}`]);
+let fixture: EngineFixture;
+beforeAll(async () => {
+  fixture = await engineFixture(database(), tables);
+}, 120_000);
+afterAll(() => fixture?.drop());
+
+const mergeOf = (index: number, connections: { a: string; b: string }): MergeQuery => ({
+  kind: 'merge',
+  keyNames: ['document', 'line', 'currency'],
+  a: { table: `a${index}`, connection: connections.a, measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'doc' }, { column: 'line' }, { column: 'cur' }], where: [] },
+  b: { table: `b${index}`, connection: connections.b, measure: { function: 'sum', column: 'amount' }, keys: [{ column: 'doc' }, { column: 'line' }, { column: 'cur' }], where: [] },
+  partitionKey: 2,
+  decimals: 2,
+  fold: collectMerged.with({ keep: 100_000 }),
+});
+
+/** Partition totals to the cent (sums of the same amounts in another order differ in the last bits) and every differing key. */
+async function outcome(run: (folding: Folding) => Promise<{ partitions: { partition: string | null; keys: number; a: number; b: number }[] }>, query: MergeQuery) {
+  const folding = new Folding(await loadReducer(query.fold), query.fold.options);
+  const totals = await run(folding);
+  const partitions = [...totals.partitions]
+    .filter((partition) => partition.keys > 0)
+    .sort((x, y) => String(x.partition).localeCompare(String(y.partition)))
+    .map((partition) => ({ ...partition, a: Math.round(partition.a * 100), b: Math.round(partition.b * 100) }));
+  return { partitions, folded: folding.finish() };
+}
+
+const unordered = (result: Awaited<ReturnType<typeof outcome>>) => ({ ...result, folded: (result.folded as { first: unknown[] }).first.map((row) => JSON.stringify(row)).sort() });
+
+const deep: BisectionTuning = { firstBits: 1, leafKeys: 1, directRows: 0 };
+const pairs: [FixtureEngine, FixtureEngine][] = [
+  ['sqlite', 'duckdb'],
+  ['sqlite', 'postgres'],
+  ['parquet', 'postgres'],
+  ['duckdb', 'postgres'],
+  ['sqlite', 'sqlite'],
+  ['duckdb', 'duckdb'],
+  ['postgres', 'postgres'],
+];
+
+describe.each(pairs)('checksum bisection with side a on %s and side b on %s', (first, second) => {
+  it('gives the row merge’s totals and differing keys, level by level and with the service’s tuning', async () => {
+    const connections = new Connections([{ ...fixture.specs[first], name: 'one' }, { ...fixture.specs[second], name: 'two' }], { statementTimeoutMs: 30_000 });
+    try {
+      const one = await connections.engine('one');
+      const two = await connections.engine('two');
+      for (const index of datasets.keys()) {
+        const query = mergeOf(index, { a: 'one', b: 'two' });
+        const expected = await outcome((folding) => mergeAcrossEngines(one, two, query, folding), query);
+        // The row merge itself agrees with the engine's own merge (which orders keys by their own
+        // types, an INTEGER column by number: the same keys, maybe in another order).
+        const onOneEngine = await outcome((folding) => (one.merge ? one.merge(query, folding) : mergeOnEngine(one, query, folding)), query);
+        expect(unordered(expected), `dataset ${index}: row merge against one engine`).toEqual(unordered(onOneEngine));
+        for (const tuning of [deep, DEFAULT_TUNING]) {
+          const context = `dataset ${index} (seed ${seed}), ${tuning === deep ? 'one level at a time' : 'service tuning'}`;
+          expect(await outcome((folding) => bisect(one, two, query, folding, tuning), query), context).toEqual(expected);
+        }
+        // Both sides on one connection (every engine holds the same tables): one statement after the other.
+        expect(await outcome((folding) => bisect(one, one, query, folding, deep), query), `dataset ${index} on one connection`).toEqual(expected);
+      }
+    } finally {
+      await connections.close();
+    }
+  });
+});
+
+describe('the planner', () => {
+  it('bisects sides on two engines and says how it ran; asked to merge, it streams every key', async () => {
+    const connections = new Connections([{ ...fixture.specs.postgres, name: 'one' }, { ...fixture.specs.duckdb, name: 'two' }], { statementTimeoutMs: 30_000 });
+    try {
+      const query = mergeOf(0, { a: 'one', b: 'two' });
+      const bisected = await runQuery(connections, query);
+      const merged = await runQuery(connections, { ...query, strategy: 'merge' });
+      expect(bisected.method).toMatchObject({ name: 'checksum_bisection', passes: expect.any(Number), segments: expect.any(Number), rows: expect.any(Number) });
+      expect(merged.method).toMatchObject({ name: 'row_merge', passes: 1, segments: 0 });
+      expect(bisected.folded).toEqual(merged.folded);
+      // Few keys (the catalog calls them few): the row merge, whatever the engines.
+      expect((await runQuery(connections, { ...query, preAggregate: true })).method?.name).toBe('row_merge');
+    } finally {
+      await connections.close();
+    }
+  });
+});
