@@ -4,12 +4,14 @@
  * SQLite, DuckDB, PostgreSQL (a throwaway server) and across engines (PostgreSQL + Parquet);
  * then /health latency while a 2 M-row comparison runs, then the cold start of the service and
  * of the MCP stdio server (coldStart.ts), then what 100 saved checks of the month-end close
- * cost per scheduled pass on the 1M-row database (closeChecks.ts). Prints a table; `--out FILE`
- * also writes the figures as JSON.
+ * cost per scheduled pass on the 1M-row database (closeChecks.ts), then comparisons across
+ * engines with 0 to 100,000 differing keys by checksum bisection beside the row merge
+ * (bisection.ts). Prints tables; `--out FILE` also writes the figures as JSON.
  *
  *   npm run bench -- [--sizes 100k,1m,10m] [--engines sqlite,duckdb,postgres,postgres+duckdb]
  *                    [--postgres-max 10m] [--out bench.json] [--runs 5] [--skip-health]
  *                    [--skip-cold-start] [--only-cold-start] [--skip-close] [--only-close]
+ *                    [--bisection-sizes 1m,10m] [--skip-bisection] [--only-bisection]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { projectRoot } from '../src/config/config.ts';
 import { generateDatabase } from '../data/scale/generateDatabase.ts';
 import { parseCases, parseSize, type BenchCase } from './cases.ts';
 import { ENGINES, EnginePreparer, type BenchEngine, type EngineSetup } from './engines.ts';
+import { BISECTION_PAIRS, describeBisection, measureBisection, type BisectionFigure } from './bisection.ts';
 import { describeClose, measureClose } from './closeChecks.ts';
 import { describeColdStart, measureColdStart } from './coldStart.ts';
 import { probeHealth } from './healthProbe.ts';
@@ -44,6 +47,9 @@ const { values } = parseArgs({
     'only-cold-start': { type: 'boolean', default: false },
     'skip-close': { type: 'boolean', default: false },
     'only-close': { type: 'boolean', default: false },
+    'bisection-sizes': { type: 'string', default: '1m,10m' },
+    'skip-bisection': { type: 'boolean', default: false },
+    'only-bisection': { type: 'boolean', default: false },
     'naive-limit': { type: 'string', default: '10000000' },
     engines: { type: 'string', default: ENGINES.join(',') },
     // Loading 10 M rows per source into PostgreSQL takes minutes: lower this to skip its largest cases.
@@ -82,6 +88,7 @@ function measure(approach: 'ours' | 'floor' | 'naive', setup: EngineSetup, bench
 async function main() {
   if (values['only-cold-start']) return void (await runColdStart());
   if (values['only-close']) return void (await runClose());
+  if (values['only-bisection']) return void (await runBisection());
   const cases = parseCases(values.sizes!);
   const engines = values.engines!.split(',').map((name) => name.trim()) as BenchEngine[];
   for (const engine of engines) if (!ENGINES.includes(engine)) throw new Error(`unknown engine '${engine}': use ${ENGINES.join(', ')}`);
@@ -116,6 +123,24 @@ async function main() {
   }
   if (!values['skip-cold-start']) await runColdStart();
   if (!values['skip-close']) await runClose();
+  if (!values['skip-bisection']) await runBisection();
+}
+
+async function runBisection() {
+  const preparer = new EnginePreparer(dataDirectory, (line) => process.stderr.write(`  ${line}\n`));
+  const postgresMax = parseSize(values['postgres-max']!);
+  const figures: BisectionFigure[] = [];
+  try {
+    for (const size of values['bisection-sizes']!.split(',')) {
+      const rows = parseSize(size);
+      const pairs = BISECTION_PAIRS.filter((pair) => !pair.startsWith('postgres') || rows <= postgresMax);
+      figures.push(...(await measureBisection(preparer, databaseFor(rows), rows, dataDirectory, (line) => process.stderr.write(`${line}\n`), pairs)));
+    }
+  } finally {
+    await preparer.close();
+  }
+  console.log(`\n${describeBisection(figures)}`);
+  if (values.out) writeFileSync(values.out.replace(/(\.json)?$/, '.bisection.json'), `${JSON.stringify(figures, null, 2)}\n`);
 }
 
 async function runClose() {

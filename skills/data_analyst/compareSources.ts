@@ -136,6 +136,7 @@ export async function compare(args: CompareArguments, context: ToolContext, opti
     ...(withoutRows.length ? { sides_without_rows: withoutRows } : {}),
     ...(notHeld.length ? { values_not_held: notHeld } : {}),
     ...(notes.length ? { notes } : {}),
+    ...(outcome.method ? { merged_by: { method: outcome.method.name, passes: outcome.method.passes, segments_compared: outcome.method.segments, rows_read: outcome.method.rows } } : {}),
   };
 }
 

@@ -72,6 +72,15 @@ export const comparisonOutput = z.object({
   sides_without_rows: z.array(z.enum(['a', 'b'])).optional().describe('sides with no row for their filters: no total of 0.00, nothing to reconcile'),
   values_not_held: valuesNotHeld.optional(),
   notes: z.array(z.string()).optional(),
+  merged_by: z
+    .object({
+      method: z.enum(['row_merge', 'checksum_bisection']),
+      passes: z.number().describe('rounds of segment checksums compared (1 for the row merge)'),
+      segments_compared: z.number().describe('segment checksums read from both sides'),
+      rows_read: z.number().describe('per-key rows read from both sides'),
+    })
+    .optional()
+    .describe('sides on two engines: every key streamed and merged, or checksum bisection (only differing segments read)'),
 });
 
 const key = z.record(z.string(), z.union([z.string(), z.number(), z.null()]));

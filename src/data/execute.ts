@@ -52,9 +52,11 @@ async function runMerge(connections: Connections, query: MergeQuery): Promise<Me
   let totals: MergeTotals;
   const engineA = await connections.engine(connectionA);
   const engineB = connectionA === connectionB ? engineA : await connections.engine(connectionB);
-  if (bisects(query, connectionA !== connectionB)) totals = await bisect(engineA, engineB, query, folding);
-  else if (connectionA !== connectionB) totals = await mergeAcrossEngines(engineA, engineB, query, folding);
-  else totals = engineA.merge ? await engineA.merge(query, folding) : await mergeOnEngine(engineA, query, folding);
+  const rowMerge = () => (connectionA !== connectionB ? mergeAcrossEngines(engineA, engineB, query, folding) : engineA.merge ? engineA.merge(query, folding) : mergeOnEngine(engineA, query, folding));
+  // A server that speaks PostgreSQL's protocol without its hashtext fails the first pass (before
+  // any key reached the reducer): it is merged row by row instead.
+  if (bisects(query, connectionA !== connectionB)) totals = await bisect(engineA, engineB, query, folding).catch((error: unknown) => (lacksKeyHash(error) ? rowMerge() : Promise.reject(error)));
+  else totals = await rowMerge();
   const partitions = [...totals.partitions].sort((x, y) => String(x.partition).localeCompare(String(y.partition)));
   return { sql: totals.sql, partitions, folded: folding.finish(), ...(totals.method ? { method: totals.method } : {}) };
 }
@@ -69,6 +71,8 @@ function bisects(query: MergeQuery, acrossEngines: boolean): boolean {
   if (strategy === 'merge' || mergeKeyOrder(query).ordered.length === 0 || query.decimals > 6) return false;
   return strategy === 'bisect' || (acrossEngines && !query.preAggregate);
 }
+
+const lacksKeyHash = (error: unknown) => error instanceof Error && /function hashtext\(.*does not exist|no such function: key_hash/i.test(error.message);
 
 function rowOf(values: unknown[], names: string[], readers: Map<string, 'values' | 'boolean'>): Row {
   const row: Row = {};

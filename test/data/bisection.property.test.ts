@@ -18,7 +18,10 @@ import { runQuery } from '../../src/data/execute.ts';
 import { mergeAcrossEngines, mergeOnEngine } from '../../src/data/merges.ts';
 import type { MergeQuery } from '../../src/data/query.ts';
 import { Folding, loadReducer } from '../../src/data/reducer.ts';
+import { loadData } from '../../src/data/load/index.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
+import { postgresUrls } from '../support/engineServers.ts';
+import { withPostgres } from '../support/postgresClient.ts';
 import { engineFixture, type EngineFixture, type FixtureEngine } from '../support/engineFixture.ts';
 import { collectMerged } from '../support/testReducers.ts';
 
@@ -90,10 +93,14 @@ function database(): string {
   return file;
 }
 
+/** The largest dataset: with a side without rows a bisection would never call the hash at all. */
+const largest = datasets.reduce((best, dataset, at) => (dataset.a.length > datasets[best]!.a.length ? at : best), 0);
 const tables = datasets.flatMap((_, index) => [`a${index}`, `b${index}`]);
 let fixture: EngineFixture;
+let fixtureFile: string;
 beforeAll(async () => {
-  fixture = await engineFixture(database(), tables);
+  fixtureFile = database();
+  fixture = await engineFixture(fixtureFile, tables);
 }, 120_000);
 afterAll(() => fixture?.drop());
 
@@ -161,7 +168,7 @@ describe('the planner', () => {
   it('bisects sides on two engines and says how it ran; asked to merge, it streams every key', async () => {
     const connections = new Connections([{ ...fixture.specs.postgres, name: 'one' }, { ...fixture.specs.duckdb, name: 'two' }], { statementTimeoutMs: 30_000 });
     try {
-      const query = mergeOf(0, { a: 'one', b: 'two' });
+      const query = mergeOf(largest, { a: 'one', b: 'two' });
       const bisected = await runQuery(connections, query);
       const merged = await runQuery(connections, { ...query, strategy: 'merge' });
       expect(bisected.method).toMatchObject({ name: 'checksum_bisection', passes: expect.any(Number), segments: expect.any(Number), rows: expect.any(Number) });
@@ -171,6 +178,34 @@ describe('the planner', () => {
       expect((await runQuery(connections, { ...query, preAggregate: true })).method?.name).toBe('row_merge');
     } finally {
       await connections.close();
+    }
+  });
+
+  it('merges row by row on a server that speaks PostgreSQL without its hashtext', async () => {
+    const { adminUrl } = await postgresUrls();
+    const name = `nohash_${Math.random().toString(36).slice(2, 10)}`;
+    await withPostgres(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+    const url = adminUrl.replace(/\/[^/?]+(\?|$)/, `/${name}$1`);
+    try {
+      const index = largest;
+      await loadData({ from: fixtureFile, to: url, tables: [`a${index}`, `b${index}`] });
+      // A hashtext found before PostgreSQL's own, failing as a server without one does.
+      await withPostgres(url, async (client) => {
+        await client.query('CREATE SCHEMA shadow');
+        await client.query("CREATE FUNCTION shadow.hashtext(text) RETURNS integer LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'function hashtext(text) does not exist'; END $$");
+        await client.query(`ALTER DATABASE ${name} SET search_path = shadow, pg_catalog, public`);
+      });
+      const connections = new Connections([{ name: 'one', url }, { ...fixture.specs.duckdb, name: 'two' }], { statementTimeoutMs: 30_000 });
+      try {
+        const query = mergeOf(index, { a: 'one', b: 'two' });
+        const result = await runQuery(connections, query);
+        expect(result.method?.name).toBe('row_merge');
+        expect(result.folded).toEqual((await runQuery(connections, { ...query, strategy: 'merge' })).folded);
+      } finally {
+        await connections.close();
+      }
+    } finally {
+      await withPostgres(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     }
   });
 });

@@ -34,8 +34,9 @@ const post = async (service: ListeningService, route: string, body: unknown) => 
   const response = await fetch(`${service.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: response.status, body: (await response.json()) as any };
 };
+/** A result without what differs by engine: its SQL and how the sides were merged. */
 const withoutSql = (value: unknown): unknown =>
-  JSON.parse(JSON.stringify(value, (key, inner: unknown) => (key === 'sql' ? undefined : typeof inner === 'string' ? inner.replace(/cmp_[A-Za-z0-9_-]+/g, 'cmp_…') : inner)));
+  JSON.parse(JSON.stringify(value, (key, inner: unknown) => (key === 'sql' || key === 'merged_by' ? undefined : typeof inner === 'string' ? inner.replace(/cmp_[A-Za-z0-9_-]+/g, 'cmp_…') : inner)));
 
 const question = { source_a: 'fi_reporting', source_b: 'bpc_reporting', measure: 'amount', filters: { company: '1000', period: '2024012' } };
 
@@ -61,6 +62,16 @@ describe('sources on PostgreSQL, Parquet and SQLite at once', () => {
     const explainedLocally = await post(local, '/tools/explain_difference', { comparison_id: onLocal.body.result.comparison_id });
     expect(explained.status).toBe(200);
     expect(withoutSql(explained.body.result)).toEqual(withoutSql(explainedLocally.body.result));
+  });
+
+  it('reconciles document lines across engines by checksum bisection, with the figures of one engine, and says so', async () => {
+    const lines = { source_a: 'fi_acquisition', source_b: 'fi_reporting', measure: 'amount', align_on: ['document', 'document_line'], filters: { company: '1000' } };
+    const [onSpread, onLocal] = await Promise.all([post(spread, '/tools/compare_sources', lines), post(local, '/tools/compare_sources', lines)]);
+    expect(onSpread.status).toBe(200);
+    expect(onSpread.body.result.merged_by).toMatchObject({ method: 'checksum_bisection', passes: expect.any(Number), rows_read: expect.any(Number) });
+    expect(onSpread.body.result.merged_by.rows_read).toBeLessThan(onSpread.body.result.summary.aligned_rows);
+    expect(onLocal.body.result.merged_by).toBeUndefined();
+    expect(withoutSql(onSpread.body.result)).toEqual(withoutSql(onLocal.body.result));
   });
 
   it('answers the same reconciliation question through /chat', async () => {
