@@ -1,10 +1,10 @@
 /**
  * Checksum bisection: a merge across engines whose traffic grows with the differences, not the
- * keys. Both engines compute, per segment of keys (the low bits of each key's hash, per
- * partition), a count and two sums of hashes (of the key, and of the key with its amount in
- * whole units); segments whose checksums agree are only counted, the others are split by more
- * bits and compared again, and once small their per-key rows are read and merged here exactly
- * as the row merge does (merges.ts). Same totals, classification and top differences.
+ * keys. Both engines compute, per segment of keys (the keys of a partition whose hash has the
+ * same low bits), a count, the sum of key hashes and two sums of amount fingerprints
+ * (compileBisection.ts); segments whose checksums agree are only counted, the others are split
+ * by more bits and compared again, and once small their per-key rows are read and merged here
+ * exactly as the row merge does (merges.ts). Same totals, classification and top differences.
  */
 import { BoundParameters } from './compile.ts';
 import { compileSegmentRows, compileSegments, type SegmentLevel, type SegmentList } from './compileBisection.ts';
@@ -24,6 +24,8 @@ export interface BisectionTuning {
 }
 
 export const DEFAULT_TUNING: BisectionTuning = { firstBits: 10, leafKeys: 16, directRows: 10_000 };
+/** Segments a side returns at most in one pass (each is a row here, and a group in the engine). */
+const MOST_SEGMENTS = 200_000;
 /** Hash bits used at most (of 32): masks stay positive on every engine. */
 const MOST_BITS = 30;
 
@@ -58,6 +60,8 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
   /** The differing segments of the level before, which the current level splits. */
   let parents: Parents | undefined;
   let allKeys = 0;
+  /** The partition values of the first level (every key is there), indexed in segment lists. */
+  let partitions: (string | null)[] = [];
   for (;;) {
     const [segmentsA, segmentsB] = await both(async (engine, which) => {
       const parameters = new BoundParameters(engine.dialect);
@@ -72,29 +76,22 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
     if (differing.length === 0) break;
     const rows = differing.reduce((sum, segment) => sum + segment.rows, 0);
     const largest = Math.max(...differing.map((segment) => segment.keys));
-    const listed: SegmentList = { bits: level.bits, segments: byPartition(differing) };
+    if (method.passes === 1) partitions = [...new Set([...segmentsA, ...segmentsB].map((segment) => segment.partition))];
+    const listed: SegmentList = { bits: level.bits, partitions, ids: differing.map((segment) => segment.segment * partitions.length + partitions.indexOf(segment.partition)) };
     if (level.bits >= MOST_BITS || largest <= 2 * leafKeys || rows <= Math.max(directRows, allKeys / 200)) {
-      method.rows += await mergeSegmentRows(engineA, engineB, query, keys, listed, new Set(differing.map(idOf)), statements);
+      method.rows += await mergeSegmentRows(engineA, engineB, query, keys, listed, statements);
       break;
     }
     const average = rows / 2 / differing.length;
-    const bits = Math.min(MOST_BITS, level.bits + Math.min(12, Math.max(1, Math.ceil(Math.log2(average / leafKeys)))));
+    // Split to about leafKeys keys per segment, into at most MOST_SEGMENTS segments a side.
+    const split = Math.min(Math.ceil(Math.log2(average / leafKeys)), Math.floor(Math.log2(MOST_SEGMENTS / differing.length)));
+    const bits = Math.min(MOST_BITS, level.bits + Math.max(1, split));
     // When most segments differ, a list of them filters nothing: the next level reads every key.
-    const within = differing.length * 2 > segmentsA.length + segmentsB.length ? undefined : listed;
+    const within = differing.length * 2 > (segmentsA.length + segmentsB.length) / 2 ? undefined : listed;
     parents = { bits: level.bits, ids: new Set(differing.map(idOf)) };
     level = { bits, within };
   }
   return { sql: statements.join('\n'), partitions: keys.partitions(), method };
-}
-
-function byPartition(segments: { partition: string | null; segment: number }[]): Map<string | null, number[]> {
-  const lists = new Map<string | null, number[]>();
-  for (const { partition, segment } of segments) {
-    const list = lists.get(partition);
-    if (list) list.push(segment);
-    else lists.set(partition, [segment]);
-  }
-  return lists;
 }
 
 const idOf = (segment: { partition: string | null; segment: number }) => `${segment.segment}\u0000${segment.partition ?? '\u0001'}`;
@@ -105,8 +102,8 @@ function segmentOf(row: unknown[]): Segment {
 
 /**
  * Compares two sides' segments: agreeing ones are counted into the partition totals, the others
- * returned. At a finer level only the children of differing parents count (a segment number
- * also holds keys of agreeing parents in other partitions, counted already).
+ * returned. At a finer level only the children of differing parents count (a level that reads
+ * every key, when most segments differed, also returns those of agreeing ones, counted already).
  */
 function compare(segmentsA: Segment[], segmentsB: Segment[], parents: Parents | undefined, keys: MergedKeys) {
   const relevant = (segment: Segment) => !parents || parents.ids.has(idOf({ partition: segment.partition, segment: segment.segment & (2 ** parents.bits - 1) }));
@@ -123,7 +120,7 @@ function compare(segmentsA: Segment[], segmentsB: Segment[], parents: Parents | 
 }
 
 /** Reads both sides' per-key rows of the differing segments, in key order, and merges them. */
-async function mergeSegmentRows(engineA: Engine, engineB: Engine, query: MergeQuery, keys: MergedKeys, within: SegmentList, differing: Set<string>, statements: string[]): Promise<number> {
+async function mergeSegmentRows(engineA: Engine, engineB: Engine, query: MergeQuery, keys: MergedKeys, within: SegmentList, statements: string[]): Promise<number> {
   const side = (engine: Engine, which: 'a' | 'b') => {
     const parameters = new BoundParameters(engine.dialect);
     const sql = compileSegmentRows(query, which, engine.dialect, parameters, within);
@@ -132,20 +129,8 @@ async function mergeSegmentRows(engineA: Engine, engineB: Engine, query: MergeQu
     if (engineA === engineB) return new ChunkCursor((async function* () { yield await engine.all(sql, parameters.values); })());
     return new ChunkCursor(engine.chunks(sql, parameters.values));
   };
-  const count = query.keyNames.length - constantCount(query);
-  const partitioned = query.partitionKey !== undefined && !isConstant(query, query.partitionKey);
-  // A segment number holds keys of every partition: only those of differing (partition, segment) pairs are merged.
-  const keep = (row: unknown[]) => differing.has(idOf({ partition: partitioned ? text(row[0]) : null, segment: Number(row[count + 1]) }));
-  return mergeSorted(side(engineA, 'a'), side(engineB, 'b'), query, keys, keep);
+  return mergeSorted(side(engineA, 'a'), side(engineB, 'b'), query, keys);
 }
-
-function isConstant(query: MergeQuery, index: number): boolean {
-  const a = query.a.keys[index];
-  const b = query.b.keys[index];
-  return !!a && !!b && 'literal' in a && 'literal' in b && a.literal === b.literal;
-}
-
-const constantCount = (query: MergeQuery) => query.keyNames.filter((_, index) => isConstant(query, index)).length;
 
 /**
  * Runs a statement on both sides: at once on two engines, one after the other on one. When one

@@ -21,10 +21,14 @@ export interface SegmentLevel {
   within?: SegmentList | undefined;
 }
 
-/** Segments at `bits`, by partition value (null: no partition, or its NULL value). */
+/**
+ * Segments at `bits` (the low bits of the key hash) of given partitions, listed by one number
+ * each: segment × partitions.length + the partition's index in `partitions`.
+ */
 export interface SegmentList {
   bits: number;
-  segments: Map<string | null, readonly number[]>;
+  partitions: readonly (string | null)[];
+  ids: readonly number[];
 }
 
 /** `(h & mask)` as an expression: the segment of a hash at `bits`. */
@@ -66,19 +70,17 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
 }
 
 /**
- * The rows of the listed segments: per partition value, the segments of the row's key hash.
- * Every branch hashes the row's key (a row takes one branch, so it is hashed once).
+ * The rows of the listed segments: the row's segment and partition as one number, in one list.
+ * The hash is written once (DuckDB evaluates every branch of an OR, so a branch per partition
+ * would hash each row once per partition).
  */
 function narrowing(within: SegmentList, byPartition: boolean, texts: () => string[], dialect: Dialect, parameters: BoundParameters): string {
-  const branches = [...within.segments].map(([partition, segments]) => {
-    const inSegments = () => `${segmentOf(keyHash(texts(), dialect), within.bits)} IN (${segments.join(', ')})`;
-    if (!byPartition) return inSegments();
-    // Built in text order: the partition's text (and its marker) comes before the hash's.
-    const partitionText = texts()[0]!;
-    const test = partition === null ? `${partitionText} IS NULL` : `${partitionText} = ${dialect.textParameter(parameters.bind(partition))}`;
-    return `(${test} AND ${inSegments()})`;
-  });
-  return `(${branches.join(' OR ')})`;
+  const segment = `CAST(${segmentOf(keyHash(texts(), dialect), within.bits)} AS BIGINT) * ${within.partitions.length}`;
+  if (!byPartition) return `${segment} IN (${within.ids.join(', ')})`;
+  // Built in text order: the hash's markers (constant keys) come before the partitions'.
+  const partition = texts()[0]!;
+  const index = within.partitions.map((value, at) => (value === null ? `WHEN ${partition} IS NULL THEN ${at}` : `WHEN ${partition} = ${dialect.textParameter(parameters.bind(value))} THEN ${at}`));
+  return `${segment} + CASE ${index.join(' ')} ELSE -1 END IN (${within.ids.join(', ')})`;
 }
 
 const partitioned = (query: MergeQuery) => partitionAlias(query, ['k0']) !== 'NULL';
@@ -103,13 +105,13 @@ export function compileSegments(query: MergeQuery, which: 'a' | 'b', dialect: Di
 }
 
 /**
- * One side's per-key rows in the segments `level.within` names (at `level.within.bits`), keys as
- * text in byte order, then the value and the key's segment: the rows the service merges itself.
+ * One side's per-key rows in the segments `within` lists, keys as text in byte order, then the
+ * value: the rows the service merges itself, as the row merge reads them (compileSideTotals).
  */
 export function compileSegmentRows(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, within: SegmentList): string {
   const { sql, keys } = hashedKeys(query, which, dialect, parameters, within);
   const order = keys.map((key) => dialect.binaryAscending(key)).join(', ');
-  return `SELECT ${[...keys, 'v', `${segmentOf('h', within.bits)} AS s`].join(', ')} FROM (${sql}) AS hashed${order ? ` ORDER BY ${order}` : ''}`;
+  return `SELECT ${[...keys, 'v'].join(', ')} FROM (${sql}) AS hashed${order ? ` ORDER BY ${order}` : ''}`;
 }
 
 /** The alias of the partition key among the per-key columns (it comes first), or NULL. */
