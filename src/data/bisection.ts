@@ -9,7 +9,7 @@
 import { BoundParameters } from './compile.ts';
 import { compileSegmentRows, compileSegments, type SegmentLevel, type SegmentList } from './compileBisection.ts';
 import { text, type Engine, type MergeTotals } from './engines/engine.ts';
-import { ChunkCursor, mergedKeysOf, mergeSorted, type MergedKeys } from './merges.ts';
+import { ChunkCursor, mergeAcrossEngines, mergedKeysOf, mergeSorted, type MergedKeys } from './merges.ts';
 import type { MergeQuery } from './query.ts';
 import type { Folding } from './reducer.ts';
 
@@ -21,9 +21,14 @@ export interface BisectionTuning {
   leafKeys: number;
   /** Rows worth reading directly rather than splitting again: at least this, or 0.5 % of the keys. */
   directRows: number;
+  /**
+   * Below this many keys, a first pass that finds more than half of them in differing segments
+   * hands over to the row merge.
+   */
+  rowMergeBelow: number;
 }
 
-export const DEFAULT_TUNING: BisectionTuning = { firstBits: 10, leafKeys: 16, directRows: 10_000 };
+export const DEFAULT_TUNING: BisectionTuning = { firstBits: 10, leafKeys: 16, directRows: 10_000, rowMergeBelow: 2_000_000 };
 /** Segments a side returns at most in one pass (each is a row here, and a group in the engine). */
 const MOST_SEGMENTS = 200_000;
 /** Hash bits used at most (of 32): masks stay positive on every engine. */
@@ -75,6 +80,12 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
     if (method.passes === 1) allKeys = [...segmentsA, ...segmentsB].reduce((sum, segment) => sum + segment.keys, 0) / 2;
     if (differing.length === 0) break;
     const rows = differing.reduce((sum, segment) => sum + segment.rows, 0);
+    // Differences everywhere among few keys: splitting would read every key again, level after
+    // level, where one row merge reads them once (at 1 M keys it costs about three passes).
+    if (method.passes === 1 && rows > allKeys && allKeys < tuning.rowMergeBelow && engineA !== engineB) {
+      const merged = await mergeAcrossEngines(engineA, engineB, query, folding);
+      return { ...merged, sql: [...statements, merged.sql].join('\n'), method: { name: 'row_merge', passes: 2, segments: method.segments, rows: merged.method!.rows } };
+    }
     const largest = Math.max(...differing.map((segment) => segment.keys));
     if (method.passes === 1) partitions = [...new Set([...segmentsA, ...segmentsB].map((segment) => segment.partition))];
     const listed: SegmentList = { bits: level.bits, partitions, ids: differing.map((segment) => segment.segment * partitions.length + partitions.indexOf(segment.partition)) };

@@ -127,7 +127,7 @@ async function outcome(run: (folding: Folding) => Promise<{ partitions: { partit
 
 const unordered = (result: Awaited<ReturnType<typeof outcome>>) => ({ ...result, folded: (result.folded as { first: unknown[] }).first.map((row) => JSON.stringify(row)).sort() });
 
-const deep: BisectionTuning = { firstBits: 1, leafKeys: 1, directRows: 0 };
+const deep: BisectionTuning = { firstBits: 1, leafKeys: 1, directRows: 0, rowMergeBelow: 0 };
 const pairs: [FixtureEngine, FixtureEngine][] = [
   ['sqlite', 'duckdb'],
   ['sqlite', 'postgres'],
@@ -174,6 +174,12 @@ describe('the planner', () => {
       expect(bisected.method).toMatchObject({ name: 'checksum_bisection', passes: expect.any(Number), segments: expect.any(Number), rows: expect.any(Number) });
       expect(merged.method).toMatchObject({ name: 'row_merge', passes: 1, segments: 0 });
       expect(bisected.folded).toEqual(merged.folded);
+      // Differences nearly everywhere among few keys (another dataset's side b): after one pass, the row merge.
+      const other = (largest + 1) % SCENARIOS;
+      const unlike = { ...query, b: { ...query.b, table: `b${other}` } };
+      const handedOver = await runQuery(connections, unlike);
+      expect(handedOver.method).toMatchObject({ name: 'row_merge', passes: 2 });
+      expect(handedOver.folded).toEqual((await runQuery(connections, { ...unlike, strategy: 'merge' })).folded);
       // Few keys (the catalog calls them few): the row merge, whatever the engines.
       expect((await runQuery(connections, { ...query, preAggregate: true })).method?.name).toBe('row_merge');
     } finally {
