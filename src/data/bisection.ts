@@ -6,7 +6,8 @@
  * by more bits and compared again, and once small their per-key rows are read and merged here
  * exactly as the row merge does (merges.ts). Same totals, classification and top differences.
  */
-import { BoundParameters } from './compile.ts';
+import { BoundParameters, mergeKeyOrder } from './compile.ts';
+import { KeyHashUnavailableError } from '../errors/index.ts';
 import { compileSegmentRows, compileSegments, type SegmentLevel, type SegmentList } from './compileBisection.ts';
 import { text, type Engine, type MergeTotals } from './engines/engine.ts';
 import { ChunkCursor, mergeAcrossEngines, mergedKeysOf, mergeSorted, type MergedKeys } from './merges.ts';
@@ -44,6 +45,7 @@ interface Segment {
   segment: number;
   keys: number;
   keySum: number;
+  otherKeySum: number;
   weightedSum: number;
   amountSum: number;
   total: number;
@@ -58,6 +60,8 @@ interface Segment {
 export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery, folding: Folding, tuning: BisectionTuning = DEFAULT_TUNING): Promise<MergeTotals> {
   const { firstBits, leafKeys, directRows } = tuning;
   const keys = mergedKeysOf(query, folding);
+  // A partition key that is one constant on both sides comes back NULL from SQL: its totals are the constant's.
+  const { constantPartition } = mergeKeyOrder(query);
   const statements: string[] = [];
   const method = { name: 'checksum_bisection' as const, passes: 0, segments: 0, rows: 0 };
   const both = <T>(run: (engine: Engine, which: 'a' | 'b') => Promise<T>) => onBoth(engineA, engineB, run);
@@ -67,16 +71,21 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
   let allKeys = 0;
   /** The partition values of the first level (every key is there), indexed in segment lists. */
   let partitions: (string | null)[] = [];
+  let partitionIndex = new Map<string | null, number>();
   for (;;) {
     const [segmentsA, segmentsB] = await both(async (engine, which) => {
       const parameters = new BoundParameters(engine.dialect);
       const sql = compileSegments(query, which, engine.dialect, parameters, level);
       statements.push(sql);
       return (await engine.all(sql, parameters.values)).map(segmentOf);
+    }).catch((error: unknown) => {
+      // Only the first pass may hand over: nothing has reached the reducer yet.
+      if (method.passes === 0 && lacksKeyHash(error)) throw new KeyHashUnavailableError('the engine has no key hash (hashtext)', { cause: error });
+      throw error;
     });
     method.passes += 1;
     method.segments += segmentsA.length + segmentsB.length;
-    const differing = compare(segmentsA, segmentsB, parents, keys);
+    const differing = compare(segmentsA, segmentsB, parents, keys, constantPartition);
     if (method.passes === 1) allKeys = [...segmentsA, ...segmentsB].reduce((sum, segment) => sum + segment.keys, 0) / 2;
     if (differing.length === 0) break;
     const rows = differing.reduce((sum, segment) => sum + segment.rows, 0);
@@ -86,9 +95,12 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
       const merged = await mergeAcrossEngines(engineA, engineB, query, folding);
       return { ...merged, sql: [...statements, merged.sql].join('\n'), method: { name: 'row_merge', passes: 2, segments: method.segments, rows: merged.method!.rows } };
     }
-    const largest = Math.max(...differing.map((segment) => segment.keys));
-    if (method.passes === 1) partitions = [...new Set([...segmentsA, ...segmentsB].map((segment) => segment.partition))];
-    const listed: SegmentList = { bits: level.bits, partitions, ids: differing.map((segment) => segment.segment * partitions.length + partitions.indexOf(segment.partition)) };
+    const largest = differing.reduce((most, segment) => Math.max(most, segment.keys), 0);
+    if (method.passes === 1) {
+      partitions = [...new Set([...segmentsA, ...segmentsB].map((segment) => segment.partition))];
+      partitionIndex = new Map(partitions.map((partition, index) => [partition, index]));
+    }
+    const listed: SegmentList = { bits: level.bits, partitions, ids: differing.map((segment) => segment.segment * partitions.length + partitionIndex.get(segment.partition)!) };
     if (level.bits >= MOST_BITS || largest <= 2 * leafKeys || rows <= Math.max(directRows, allKeys / 200)) {
       method.rows += await mergeSegmentRows(engineA, engineB, query, keys, listed, statements);
       break;
@@ -108,7 +120,7 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
 const idOf = (segment: { partition: string | null; segment: number }) => `${segment.segment}\u0000${segment.partition ?? '\u0001'}`;
 
 function segmentOf(row: unknown[]): Segment {
-  return { partition: text(row[0]), segment: Number(row[1]), keys: Number(row[2]), keySum: Number(row[3]), weightedSum: Number(row[4]), amountSum: Number(row[5]), total: Number(row[6] ?? 0) };
+  return { partition: text(row[0]), segment: Number(row[1]), keys: Number(row[2]), keySum: Number(row[3]), otherKeySum: Number(row[4]), weightedSum: Number(row[5]), amountSum: Number(row[6]), total: Number(row[7] ?? 0) };
 }
 
 /**
@@ -116,14 +128,14 @@ function segmentOf(row: unknown[]): Segment {
  * returned. At a finer level only the children of differing parents count (a level that reads
  * every key, when most segments differed, also returns those of agreeing ones, counted already).
  */
-function compare(segmentsA: Segment[], segmentsB: Segment[], parents: Parents | undefined, keys: MergedKeys) {
+function compare(segmentsA: Segment[], segmentsB: Segment[], parents: Parents | undefined, keys: MergedKeys, constantPartition: string | undefined) {
   const relevant = (segment: Segment) => !parents || parents.ids.has(idOf({ partition: segment.partition, segment: segment.segment & (2 ** parents.bits - 1) }));
   const fromB = new Map(segmentsB.filter(relevant).map((segment) => [idOf(segment), segment]));
   const differing: { partition: string | null; segment: number; keys: number; rows: number }[] = [];
   for (const a of segmentsA.filter(relevant)) {
     const b = fromB.get(idOf(a));
     fromB.delete(idOf(a));
-    if (b && b.keys === a.keys && b.keySum === a.keySum && b.weightedSum === a.weightedSum && b.amountSum === a.amountSum) keys.agree(a.partition, a.keys, a.total, b.total);
+    if (b && b.keys === a.keys && b.keySum === a.keySum && b.otherKeySum === a.otherKeySum && b.weightedSum === a.weightedSum && b.amountSum === a.amountSum) keys.agree(constantPartition ?? a.partition, a.keys, a.total, b.total);
     else differing.push({ partition: a.partition, segment: a.segment, keys: Math.max(a.keys, b?.keys ?? 0), rows: a.keys + (b?.keys ?? 0) });
   }
   for (const b of fromB.values()) differing.push({ partition: b.partition, segment: b.segment, keys: b.keys, rows: b.keys });
@@ -140,18 +152,27 @@ async function mergeSegmentRows(engineA: Engine, engineB: Engine, query: MergeQu
     if (engineA === engineB) return new ChunkCursor((async function* () { yield await engine.all(sql, parameters.values); })());
     return new ChunkCursor(engine.chunks(sql, parameters.values));
   };
-  return mergeSorted(side(engineA, 'a'), side(engineB, 'b'), query, keys);
+  return mergeSorted(side(engineA, 'a'), side(engineB, 'b'), query, keys, () => (engineA.interrupt(), engineB.interrupt()));
 }
+
+const lacksKeyHash = (error: unknown) => error instanceof Error && /function hashtext\(.*does not exist|no such function: key_hash/i.test(error.message);
 
 /**
  * Runs a statement on both sides: at once on two engines, one after the other on one. When one
- * fails, the other is interrupted before the error is raised.
+ * fails, the other is interrupted and the first failure is raised (the other's is the interruption).
  */
 async function onBoth<T>(engineA: Engine, engineB: Engine, run: (engine: Engine, which: 'a' | 'b') => Promise<T>): Promise<[T, T]> {
   if (engineA === engineB) return [await run(engineA, 'a'), await run(engineB, 'b')];
-  const stopping = (promise: Promise<T>, other: Engine) => promise.catch((error: unknown) => (other.interrupt(), Promise.reject(error)));
+  let first: { error: unknown } | undefined;
+  const stopping = (promise: Promise<T>, other: Engine) =>
+    promise.catch((error: unknown) => {
+      if (!first) {
+        first = { error };
+        other.interrupt();
+      }
+      return Promise.reject(error);
+    });
   const outcomes = await Promise.allSettled([stopping(run(engineA, 'a'), engineB), stopping(run(engineB, 'b'), engineA)]);
-  const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
+  if (first) throw first.error;
   return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<T>).value) as [T, T];
 }

@@ -7,7 +7,7 @@
  */
 import { mergeKeyOrder, sideValue, whereClause, type BoundParameters } from './compile.ts';
 import { quoteIdentifier, type Dialect } from './dialect.ts';
-import type { MergeQuery } from './query.ts';
+import type { MergeQuery, MergeSide } from './query.ts';
 
 /** Primes below 2^31: products of two residues fit a signed 64-bit integer on every engine. */
 const PRIME = 2_147_483_647;
@@ -56,7 +56,7 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
   const aliases = ordered.map((_, index) => `k${index}`);
   const select = texts().map((text, index) => `${text} AS ${aliases[index]}`);
   const where = whereClause(side.where, dialect, parameters);
-  const narrowed = within ? narrowing(within, partitioned(query), texts, dialect, parameters) : '';
+  const narrowed = within ? narrowing(within, partitioned(query) ? side.keys[query.partitionKey!] : undefined, texts, dialect, parameters) : '';
   const conditions = [where.replace(/^WHERE /, ''), narrowed].filter(Boolean);
   // Grouped by the columns themselves, so an index in key order serves the grouping; their text
   // is the same per group (a column holding both 1 and '1' is SQLite's only exception).
@@ -64,9 +64,14 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
     const key = side.keys[index]!;
     return 'column' in key ? [quoteIdentifier(key.column)] : [];
   });
-  const perKey = `SELECT ${[...select, `${sideValue(side.measure)} AS v`].join(', ')} FROM ${dialect.table(side.table)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}${columns.length ? ` GROUP BY ${columns.join(', ')}` : ''}`;
+  // A side whose keys are all constants is one key, if it has rows at all.
+  const grouping = columns.length ? ` GROUP BY ${columns.join(', ')}` : ' HAVING COUNT(*) > 0';
+  const perKey = `SELECT ${[...select, `${sideValue(side.measure)} AS v`].join(', ')} FROM ${dialect.table(side.table)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}${grouping}`;
   const units = `${dialect.wholeUnits('v', query.decimals)} AS c`;
-  return { sql: `SELECT ${[...aliases, 'v', units, `${keyHash(aliases, dialect)} AS h`].join(', ')} FROM (${perKey}) AS per_key${dialect.fence}`, keys: aliases };
+  // A second hash of the key (its text with a separator added) makes two key sets that differ
+  // look alike only if both hashes collide: odds of 1 in 2^64 per pair of keys, not 2^32.
+  const hashes = [`${keyHash(aliases, dialect)} AS h`, `${keyHash([...aliases, "''"], dialect)} AS h2`];
+  return { sql: `SELECT ${[...aliases, 'v', units, ...hashes].join(', ')} FROM (${perKey}) AS per_key${dialect.fence}`, keys: aliases };
 }
 
 /**
@@ -74,20 +79,26 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
  * The hash is written once (DuckDB evaluates every branch of an OR, so a branch per partition
  * would hash each row once per partition).
  */
-function narrowing(within: SegmentList, byPartition: boolean, texts: () => string[], dialect: Dialect, parameters: BoundParameters): string {
+function narrowing(within: SegmentList, partitionKey: MergeSide['keys'][number] | undefined, texts: () => string[], dialect: Dialect, parameters: BoundParameters): string {
   const segment = `CAST(${segmentOf(keyHash(texts(), dialect), within.bits)} AS BIGINT) * ${within.partitions.length}`;
-  if (!byPartition) return `${segment} IN (${within.ids.join(', ')})`;
+  const ids = within.ids.join(', ');
+  if (!partitionKey) return `${segment} IN (${ids})`;
+  // A constant partition on this side: its index is known here (no marker to repeat per branch).
+  if ('literal' in partitionKey) {
+    const at = within.partitions.indexOf(partitionKey.literal);
+    return at === -1 ? '1 = 0' : `${segment} + ${at} IN (${ids})`;
+  }
   // Built in text order: the hash's markers (constant keys) come before the partitions'.
-  const partition = texts()[0]!;
+  const partition = dialect.keyText(quoteIdentifier(partitionKey.column));
   const index = within.partitions.map((value, at) => (value === null ? `WHEN ${partition} IS NULL THEN ${at}` : `WHEN ${partition} = ${dialect.textParameter(parameters.bind(value))} THEN ${at}`));
-  return `${segment} + CASE ${index.join(' ')} ELSE -1 END IN (${within.ids.join(', ')})`;
+  return `${segment} + CASE ${index.join(' ')} ELSE -1 END IN (${ids})`;
 }
 
 const partitioned = (query: MergeQuery) => partitionAlias(query, ['k0']) !== 'NULL';
 
 /**
- * One side's segments at a level: partition, segment, keys, the sum of key hashes, two sums of
- * amount fingerprints, and the unrounded sum of values (the partition totals of agreeing
+ * One side's segments at a level: partition, segment, keys, the sums of the two key hashes, two
+ * sums of amount fingerprints, and the unrounded sum of values (the partition totals of agreeing
  * segments). Two sides' segments agree when all but the last are equal: another key set shows in
  * the count or the hash sum, an amount changed on one key in both fingerprints (the plain one
  * catches a change by a multiple of the first prime), changes that cancel out with odds of 1 in 2^31.
@@ -101,7 +112,7 @@ export function compileSegments(query: MergeQuery, which: 'a' | 'b', dialect: Di
   // the amount weighted by the key's hash, and the amount itself, each modulo a prime.
   const weighted = `((c % ${PRIME}) * (h % ${PRIME})) % ${PRIME}`;
   const plain = `c % ${OTHER_PRIME}`;
-  return `SELECT ${partition} AS p, ${segmentOf('h', level.bits)} AS s, COUNT(*) AS n, SUM(h) AS key_sum, SUM(${weighted}) AS weighted_sum, SUM(${plain}) AS amount_sum, SUM(v) AS total FROM (${sql}) AS hashed GROUP BY 1, 2`;
+  return `SELECT ${partition} AS p, ${segmentOf('h', level.bits)} AS s, COUNT(*) AS n, SUM(h) AS key_sum, SUM(h2) AS other_key_sum, SUM(${weighted}) AS weighted_sum, SUM(${plain}) AS amount_sum, SUM(v) AS total FROM (${sql}) AS hashed GROUP BY 1, 2`;
 }
 
 /**

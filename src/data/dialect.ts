@@ -45,8 +45,9 @@ export interface Dialect {
   /** The one-character text of a code point (a separator that needs no bound parameter). */
   character(code: number): string;
   /**
-   * An amount as a whole number of 10^-decimals units, rounded half away from zero, as a 64-bit
-   * integer: the same integer on every engine, for checksums (bisection).
+   * An amount as a whole number of 10^-decimals units, rounded as the row merge rounds (half up,
+   * after a nudge of one epsilon away from zero), as a 64-bit integer: the same integer on every
+   * engine, for checksums (bisection).
    */
   wholeUnits(expression: string, decimals: number): string;
   /**
@@ -61,8 +62,12 @@ export interface Dialect {
   keyHash(parts: readonly string[]): string;
 }
 
-/** Half away from zero, then truncated: PostgreSQL's CAST of a double rounds half to even, SQLite's truncates. */
-const halfAwayFromZero = (expression: string, decimals: number) => `${expression} * ${10 ** decimals} + CASE WHEN ${expression} < 0 THEN -0.5 ELSE 0.5 END`;
+/**
+ * Whole units as the row merge rounds in JavaScript (merges.ts), in double precision on every
+ * engine: Math.round((v + sign(v)·ε)·10^d) = floor((v + sign(v)·ε)·10^d + 0.5). Equal units then
+ * mean equal rounded amounts, so a segment whose checksums agree hides no difference.
+ */
+const jsRounding = (value: string, decimals: number) => `floor((${value} + CASE WHEN ${value} < 0 THEN -${Number.EPSILON} WHEN ${value} > 0 THEN ${Number.EPSILON} ELSE 0 END) * ${10 ** decimals} + 0.5)`;
 
 /** Quotes a catalog identifier. The catalog only admits [A-Za-z_][A-Za-z0-9_]*, so this cannot be escaped out of. */
 export function quoteIdentifier(name: string): string {
@@ -90,7 +95,7 @@ export const sqliteDialect: Dialect = {
   table: quoteIdentifier,
   character: (code) => `char(${code})`,
   // CAST to INTEGER truncates toward zero in SQLite.
-  wholeUnits: (expression, decimals) => `CAST(${halfAwayFromZero(expression, decimals)} AS INTEGER)`,
+  wholeUnits: (expression, decimals) => `CAST(${jsRounding(`(${expression})`, decimals)} AS INTEGER)`,
   fence: ' LIMIT -1 OFFSET 0',
   // One text argument: SQLite joins faster than a call with several arguments converts them. A
   // JavaScript function's number comes back REAL: as an INTEGER, products of it stay exact.
@@ -115,7 +120,7 @@ export const duckdbDialect: Dialect = {
   nulInText: true,
   table: quoteIdentifier,
   character: (code) => `chr(${code})`,
-  wholeUnits: (expression, decimals) => `CAST(trunc(${halfAwayFromZero(expression, decimals)}) AS BIGINT)`,
+  wholeUnits: (expression, decimals) => `CAST(${jsRounding(`CAST(${expression} AS DOUBLE)`, decimals)} AS BIGINT)`,
   // DuckDB computes a common expression once by itself.
   fence: '',
   keyHash: (parts) => `key_hash(${parts.join(', ')})`,
@@ -139,7 +144,9 @@ export const postgresDialect: Dialect = {
   nulInText: false,
   table: quoteIdentifier,
   character: (code) => `chr(${code})`,
-  wholeUnits: (expression, decimals) => `CAST(trunc(${halfAwayFromZero(expression, decimals)}) AS BIGINT)`,
+  // A numeric total is rounded as the double JavaScript reads it.
+  wholeUnits: (expression, decimals) => `CAST(${jsRounding(`CAST(${expression} AS DOUBLE PRECISION)`, decimals)} AS BIGINT)`,
   fence: ' OFFSET 0',
-  keyHash: (parts) => `hashtext(${parts.length ? parts.join(' || chr(31) || ') : "''"})`,
+  // In C collation: under a nondeterministic one, hashtext hashes the collation's sort key.
+  keyHash: (parts) => `hashtext((${parts.length ? parts.join(' || chr(31) || ') : "''"}) COLLATE "C")`,
 };

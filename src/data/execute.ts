@@ -7,6 +7,7 @@
 import { compileSelect, mergeKeyOrder } from './compile.ts';
 import { DEFAULT_CONNECTION, type Connections } from './connections.ts';
 import { text, type MergeTotals } from './engines/engine.ts';
+import { KeyHashUnavailableError } from '../errors/index.ts';
 import { bisect } from './bisection.ts';
 import { mergeAcrossEngines, mergeOnEngine } from './merges.ts';
 import type { FoldQuery, FoldResult, MergeQuery, MergeResult, Query, ResultOf, Row, SelectQuery, SelectResult, Value } from './query.ts';
@@ -55,7 +56,7 @@ async function runMerge(connections: Connections, query: MergeQuery): Promise<Me
   const rowMerge = () => (connectionA !== connectionB ? mergeAcrossEngines(engineA, engineB, query, folding) : engineA.merge ? engineA.merge(query, folding) : mergeOnEngine(engineA, query, folding));
   // A server that speaks PostgreSQL's protocol without its hashtext fails the first pass (before
   // any key reached the reducer): it is merged row by row instead.
-  if (bisects(query, connectionA !== connectionB)) totals = await bisect(engineA, engineB, query, folding).catch((error: unknown) => (lacksKeyHash(error) ? rowMerge() : Promise.reject(error)));
+  if (bisects(query, connectionA !== connectionB)) totals = await bisect(engineA, engineB, query, folding).catch((error: unknown) => (KeyHashUnavailableError.isInstance(error) ? rowMerge() : Promise.reject(error)));
   else totals = await rowMerge();
   const partitions = [...totals.partitions].sort((x, y) => String(x.partition).localeCompare(String(y.partition)));
   return { sql: totals.sql, partitions, folded: folding.finish(), ...(totals.method ? { method: totals.method } : {}) };
@@ -71,8 +72,6 @@ function bisects(query: MergeQuery, acrossEngines: boolean): boolean {
   if (strategy === 'merge' || mergeKeyOrder(query).ordered.length === 0 || query.decimals > 6) return false;
   return strategy === 'bisect' || (acrossEngines && !query.preAggregate);
 }
-
-const lacksKeyHash = (error: unknown) => error instanceof Error && /function hashtext\(.*does not exist|no such function: key_hash/i.test(error.message);
 
 function rowOf(values: unknown[], names: string[], readers: Map<string, 'values' | 'boolean'>): Row {
   const row: Row = {};

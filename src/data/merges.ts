@@ -2,7 +2,8 @@
  * The ways a merge runs when the engine has none of its own, each measured as the fastest for
  * its case (see docs/operations.md's benchmark): few keys merged in the worker; a key per row as two
  * sessions side by side (PostgreSQL) or one materialised statement (DuckDB); sides on two
- * engines as two sorted streams merged in one pass.
+ * engines as two sorted streams merged in one pass (mergeSorted, also the last step of checksum
+ * bisection, bisection.ts).
  */
 import { BoundParameters, compileMerge, compileSideTotals, mergeKeyOrder } from './compile.ts';
 import { fullKey, text, type Engine, type MergeTotals } from './engines/engine.ts';
@@ -191,11 +192,15 @@ export async function mergeAcrossEngines(engineA: Engine, engineB: Engine, query
   const a = side(engineA, 'a');
   const b = side(engineB, 'b');
   const keys = mergedKeysOf(query, folding);
-  const rows = await mergeSorted(a.rows, b.rows, query, keys);
+  const rows = await mergeSorted(a.rows, b.rows, query, keys, () => (engineA.interrupt(), engineB.interrupt()));
   return { sql: `${a.sql}\n${b.sql}`, partitions: keys.partitions(), method: { name: 'row_merge', passes: 1, segments: 0, rows } };
 }
 
-/** The per-key rows of a merge across engines, keys in merge order, fed to the reducer in keyNames order. */
+/**
+ * The per-key rows of a merge across engines, keys in merge order, fed to the reducer in keyNames order.
+ * @example
+ * const keys = mergedKeysOf(query, folding); keys.add('EUR', 10, 12, ['EUR', 'D1']); keys.partitions();
+ */
 export function mergedKeysOf(query: MergeQuery, folding: Folding): MergedKeys {
   const { ordered, constants } = mergeKeyOrder(query);
   // Keys come in `ordered` order; the reducer gets them in keyNames order, constants put back.
@@ -206,55 +211,46 @@ export function mergedKeysOf(query: MergeQuery, folding: Folding): MergedKeys {
 
 /**
  * Merges two streams of per-key rows (text keys in merge order, then the value), each sorted in
- * byte order of its keys, into `keys`; rows `keep` refuses are passed over. Returns the rows read.
+ * byte order of its keys, into `keys`; returns the rows read. When either stream fails, `stop`
+ * interrupts the engines and both streams are closed before the error is raised (an abandoned
+ * cursor would keep its connection busy).
+ * @example
+ * const read = await mergeSorted(new ChunkCursor(a.chunks(sqlA, [])), new ChunkCursor(b.chunks(sqlB, [])), query, mergedKeysOf(query, folding), () => { a.interrupt(); b.interrupt(); });
  */
-export async function mergeSorted(a: ChunkCursor, b: ChunkCursor, query: MergeQuery, keys: MergedKeys, keep?: (row: unknown[]) => boolean): Promise<number> {
+export async function mergeSorted(a: ChunkCursor, b: ChunkCursor, query: MergeQuery, keys: MergedKeys, stop: () => void): Promise<number> {
   const { ordered, constants, constantPartition } = mergeKeyOrder(query);
   const partitionAt = query.partitionKey === undefined || constants.has(query.partitionKey) ? undefined : 0;
   const count = ordered.length;
   let read = 0;
-  // Passes over refused rows within the chunk in hand; awaits only when a chunk is used up, so
-  // the merge itself runs without a promise per row.
-  const skip = (rows: ChunkCursor) => {
-    if (!keep) return;
-    for (let row = rows.row; row && !keep(row); row = rows.row) {
-      read += 1;
-      rows.next();
+  try {
+    // Both statements start at once: each engine works while the other does.
+    await Promise.all([a.fill(), b.fill()]);
+    for (;;) {
+      const rowA = a.row;
+      const rowB = b.row;
+      if (!rowA && !rowB) break;
+      const order = !rowA ? 1 : !rowB ? -1 : compareKeys(rowA, rowB, count);
+      const inA = order <= 0 ? rowA : undefined;
+      const inB = order >= 0 ? rowB : undefined;
+      const keyRow = (inA ?? inB)!;
+      const partition = constantPartition ?? (partitionAt === undefined ? null : text(keyRow[partitionAt]));
+      keys.add(partition, inA ? Number(inA[count] ?? 0) : null, inB ? Number(inB[count] ?? 0) : null, keyRow);
+      // Awaits only when a chunk is used up: the merge itself runs without a promise per row.
+      if (inA) {
+        read += 1;
+        if (!a.next()) await a.fill();
+      }
+      if (inB) {
+        read += 1;
+        if (!b.next()) await b.fill();
+      }
     }
-  };
-  const settle = async (rows: ChunkCursor) => {
-    skip(rows);
-    while (!rows.row && !rows.ended) {
-      await rows.fill();
-      skip(rows);
-    }
-  };
-  // Both statements start at once: each engine works while the other does.
-  await Promise.all([settle(a), settle(b)]);
-  for (;;) {
-    const rowA = a.row;
-    const rowB = b.row;
-    if (!rowA && !rowB) break;
-    const order = !rowA ? 1 : !rowB ? -1 : compareKeys(rowA, rowB, count);
-    const inA = order <= 0 ? rowA : undefined;
-    const inB = order >= 0 ? rowB : undefined;
-    const keyRow = (inA ?? inB)!;
-    const partition = constantPartition ?? (partitionAt === undefined ? null : text(keyRow[partitionAt]));
-    keys.add(partition, inA ? Number(inA[count] ?? 0) : null, inB ? Number(inB[count] ?? 0) : null, keyRow);
-    if (inA) {
-      read += 1;
-      a.next();
-      skip(a);
-      if (!a.row) await settle(a);
-    }
-    if (inB) {
-      read += 1;
-      b.next();
-      skip(b);
-      if (!b.row) await settle(b);
-    }
+    return read;
+  } catch (error) {
+    stop();
+    await Promise.allSettled([a.close(), b.close()]);
+    throw error;
   }
-  return read;
 }
 
 /** The current row of a stream of chunks; moving within a chunk needs no promise. */
@@ -278,9 +274,10 @@ export class ChunkCursor {
     return this.index < this.chunk.length;
   }
 
-  /** Whether the stream has no more chunks (the chunk in hand may still hold rows). */
-  get ended(): boolean {
-    return this.done;
+  /** Ends the stream early (its statement's cursor is closed). */
+  async close(): Promise<void> {
+    this.done = true;
+    await this.chunks.return?.();
   }
 
   /** Reads chunks until there is a row or the stream ended. */

@@ -4,4 +4,5 @@ export { ConfigurationError } from './configurationError.ts';
 export { ToolError, type ToolErrorCode, type ToolErrorPayload } from './toolError.ts';
 export { ModelProviderError, type ModelFailureKind } from './modelProviderError.ts';
 export { StorageUnavailableError } from './storageUnavailableError.ts';
+export { KeyHashUnavailableError } from './keyHashUnavailableError.ts';
 export { RecordConflictError } from './recordConflictError.ts';
