@@ -11,7 +11,8 @@
  *   npm run bench -- [--sizes 100k,1m,10m] [--engines sqlite,duckdb,postgres,postgres+duckdb]
  *                    [--postgres-max 10m] [--out bench.json] [--runs 5] [--skip-health]
  *                    [--skip-cold-start] [--only-cold-start] [--skip-close] [--only-close]
- *                    [--bisection-sizes 1m,10m] [--skip-bisection] [--only-bisection]
+ *                    [--bisection-sizes 1m,10m] [--bisection-pairs postgres+duckdb,sqlite+duckdb]
+ *                    [--skip-bisection] [--only-bisection]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -48,6 +49,7 @@ const { values } = parseArgs({
     'skip-close': { type: 'boolean', default: false },
     'only-close': { type: 'boolean', default: false },
     'bisection-sizes': { type: 'string', default: '1m,10m' },
+    'bisection-pairs': { type: 'string', default: BISECTION_PAIRS.join(',') },
     'skip-bisection': { type: 'boolean', default: false },
     'only-bisection': { type: 'boolean', default: false },
     'naive-limit': { type: 'string', default: '10000000' },
@@ -133,7 +135,8 @@ async function runBisection() {
   try {
     for (const size of values['bisection-sizes']!.split(',')) {
       const rows = parseSize(size);
-      const pairs = BISECTION_PAIRS.filter((pair) => !pair.startsWith('postgres') || rows <= postgresMax);
+      const asked = values['bisection-pairs']!.split(',').map((pair) => pair.trim());
+      const pairs = BISECTION_PAIRS.filter((pair) => asked.includes(pair) && (!pair.startsWith('postgres') || rows <= postgresMax));
       figures.push(...(await measureBisection(preparer, databaseFor(rows), rows, dataDirectory, (line) => process.stderr.write(`${line}\n`), pairs)));
     }
   } finally {

@@ -75,7 +75,7 @@ export const comparisonOutput = z.object({
   merged_by: z
     .object({
       method: z.enum(['row_merge', 'checksum_bisection']),
-      passes: z.number().describe('rounds of segment checksums compared (1 for the row merge)'),
+      passes: z.number().describe('rounds of segment checksums compared, plus the row merge when it ran (1 alone; 2 when a first pass handed over)'),
       segments_compared: z.number().describe('segment checksums read from both sides'),
       rows_read: z.number().describe('per-key rows read from both sides'),
     })

@@ -16,20 +16,17 @@ import type { Folding } from './reducer.ts';
 
 /** How bisection splits; the defaults suit millions of keys (tests use small ones to go deep). */
 export interface BisectionTuning {
-  /** Bits of the first level: 1,024 segments per partition, few enough to aggregate in memory. */
+  /** Hash bits of the first level's segments (10: 1,024 per partition, few enough for PostgreSQL to aggregate in memory). */
   firstBits: number;
   /** Keys per segment a split aims at; segments this small are read row by row. */
   leafKeys: number;
   /** Rows worth reading directly rather than splitting again: at least this, or 0.5 % of the keys. */
   directRows: number;
-  /**
-   * Below this many keys, a first pass that finds more than half of them in differing segments
-   * hands over to the row merge.
-   */
-  rowMergeBelow: number;
+  /** Whether a first pass that finds more than half of the keys in differing segments hands over to the row merge. */
+  handOver: boolean;
 }
 
-export const DEFAULT_TUNING: BisectionTuning = { firstBits: 10, leafKeys: 16, directRows: 10_000, rowMergeBelow: 2_000_000 };
+export const DEFAULT_TUNING: BisectionTuning = { firstBits: 10, leafKeys: 16, directRows: 10_000, handOver: true };
 /** Segments a side returns at most in one pass (each is a row here, and a group in the engine). */
 const MOST_SEGMENTS = 200_000;
 /** Hash bits used at most (of 32): masks stay positive on every engine. */
@@ -76,8 +73,8 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
     const [segmentsA, segmentsB] = await both(async (engine, which) => {
       const parameters = new BoundParameters(engine.dialect);
       const sql = compileSegments(query, which, engine.dialect, parameters, level);
-      statements.push(sql);
-      return (await engine.all(sql, parameters.values)).map(segmentOf);
+      statements.push(shown(sql));
+      return (await engine.all(sql, parameters.values)).map(segmentFrom);
     }).catch((error: unknown) => {
       // Only the first pass may hand over: nothing has reached the reducer yet.
       if (method.passes === 0 && lacksKeyHash(error)) throw new KeyHashUnavailableError('the engine has no key hash (hashtext)', { cause: error });
@@ -89,9 +86,9 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
     if (method.passes === 1) allKeys = [...segmentsA, ...segmentsB].reduce((sum, segment) => sum + segment.keys, 0) / 2;
     if (differing.length === 0) break;
     const rows = differing.reduce((sum, segment) => sum + segment.rows, 0);
-    // Differences everywhere among few keys: splitting would read every key again, level after
-    // level, where one row merge reads them once (at 1 M keys it costs about three passes).
-    if (method.passes === 1 && rows > allKeys && allKeys < tuning.rowMergeBelow && engineA !== engineB) {
+    // Differences all over: splitting would read every key again, level after level, where one
+    // row merge reads them once (it costs 3–5 passes; 7 levels took 2.2× as long at 10 M keys).
+    if (method.passes === 1 && rows > allKeys && tuning.handOver && engineA !== engineB) {
       const merged = await mergeAcrossEngines(engineA, engineB, query, folding);
       return { ...merged, sql: [...statements, merged.sql].join('\n'), method: { name: 'row_merge', passes: 2, segments: method.segments, rows: merged.method!.rows } };
     }
@@ -117,9 +114,10 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
   return { sql: statements.join('\n'), partitions: keys.partitions(), method };
 }
 
-const idOf = (segment: { partition: string | null; segment: number }) => `${segment.segment}\u0000${segment.partition ?? '\u0001'}`;
+const idOf = (segment: { partition: string | null; segment: number }) => `${segment.segment}:${segment.partition === null ? '-' : `+${segment.partition}`}`;
 
-function segmentOf(row: unknown[]): Segment {
+/** A segment as an engine returns it (compileSegments' columns). */
+function segmentFrom(row: unknown[]): Segment {
   return { partition: text(row[0]), segment: Number(row[1]), keys: Number(row[2]), keySum: Number(row[3]), otherKeySum: Number(row[4]), weightedSum: Number(row[5]), amountSum: Number(row[6]), total: Number(row[7] ?? 0) };
 }
 
@@ -147,13 +145,17 @@ async function mergeSegmentRows(engineA: Engine, engineB: Engine, query: MergeQu
   const side = (engine: Engine, which: 'a' | 'b') => {
     const parameters = new BoundParameters(engine.dialect);
     const sql = compileSegmentRows(query, which, engine.dialect, parameters, within);
-    statements.push(sql);
-    // One engine runs one statement at a time: its side is read whole (the rows of a few segments).
+    statements.push(shown(sql));
+    // Both sides on one connection: each is read whole (the rows of a few segments), the engine
+    // running one statement at a time, so the two cursors of a stream merge never wait on each other.
     if (engineA === engineB) return new ChunkCursor((async function* () { yield await engine.all(sql, parameters.values); })());
     return new ChunkCursor(engine.chunks(sql, parameters.values));
   };
   return mergeSorted(side(engineA, 'a'), side(engineB, 'b'), query, keys, () => (engineA.interrupt(), engineB.interrupt()));
 }
+
+/** A statement as the result shows it: a list of thousands of segment numbers said in a few words. */
+const shown = (sql: string) => sql.replace(/IN \((\d+(?:, \d+){20,})\)/g, (_, list: string) => `IN (${list.split(', ').slice(0, 5).join(', ')}, … ${list.split(', ').length} segments)`);
 
 const lacksKeyHash = (error: unknown) => error instanceof Error && /function hashtext\(.*does not exist|no such function: key_hash/i.test(error.message);
 

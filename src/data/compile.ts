@@ -242,7 +242,11 @@ export function compileSideTotals(query: MergeQuery, which: 'a' | 'b', dialect: 
   return `${select} GROUP BY ${positions.join(', ')}${sortKeys.length ? ` ORDER BY ${sortKeys.map((key) => dialect.binaryAscending(key)).join(', ')}` : ''}`;
 }
 
-/** A side's value per key: the sum of its per-row values, or the measure's own aggregate. */
+/**
+ * A side's value per key: the sum of its per-row values, or the measure's own aggregate.
+ * @example
+ * sideValue({ function: 'sum', column: 'amount' }); // SUM(COALESCE("amount", 0))
+ */
 export function sideValue(measure: MeasureExpression): string {
   return decomposable(measure) ? `SUM(${rowValue(measure)})` : groupValue(measure);
 }

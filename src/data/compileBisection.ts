@@ -12,6 +12,7 @@ import type { MergeQuery, MergeSide } from './query.ts';
 /** Primes below 2^31: products of two residues fit a signed 64-bit integer on every engine. */
 const PRIME = 2_147_483_647;
 const OTHER_PRIME = 2_147_483_629;
+/** U+001E stands for NULL in a key's text (U+001F, dialect.keyHash's separator, joins the parts). */
 const NULL_MARK = 30;
 
 /** Segments by the low `bits` of the key hash, narrowed to those of `within` (the low `within.bits`). */
@@ -97,7 +98,7 @@ function narrowing(within: SegmentList, partitionKey: MergeSide['keys'][number] 
 const partitioned = (query: MergeQuery) => partitionAlias(query, ['k0']) !== 'NULL';
 
 /**
- * One side's segments at a level: partition, segment, keys, the sums of the two key hashes, two
+ * One side's segments at a level (see the example): partition, segment, keys, the sums of the two key hashes, two
  * sums of amount fingerprints, and the unrounded sum of values (the partition totals of agreeing
  * segments). Two sides' segments agree when all but the last are equal: another key set shows in
  * the count or the hash sum, an amount changed on one key in both fingerprints (the plain one
@@ -118,6 +119,8 @@ export function compileSegments(query: MergeQuery, which: 'a' | 'b', dialect: Di
 /**
  * One side's per-key rows in the segments `within` lists, keys as text in byte order, then the
  * value: the rows the service merges itself, as the row merge reads them (compileSideTotals).
+ * @example
+ * compileSegmentRows(query, 'b', duckdbDialect, parameters, { bits: 13, partitions: ['EUR', 'USD'], ids: [8_194, 40_961] });
  */
 export function compileSegmentRows(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, within: SegmentList): string {
   const { sql, keys } = hashedKeys(query, which, dialect, parameters, within);

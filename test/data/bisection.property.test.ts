@@ -150,7 +150,7 @@ const unordered = (result: Awaited<ReturnType<typeof outcome>>) => ({
   folded: (result.folded as { first: { key: unknown }[] }).first.map((row) => JSON.stringify(row.key)).sort(),
 });
 
-const deep: BisectionTuning = { firstBits: 1, leafKeys: 1, directRows: 0, rowMergeBelow: 0 };
+const deep: BisectionTuning = { firstBits: 1, leafKeys: 1, directRows: 0, handOver: false };
 const pairs: [FixtureEngine, FixtureEngine][] = [
   ['sqlite', 'duckdb'],
   ['sqlite', 'postgres'],

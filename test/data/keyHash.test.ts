@@ -37,7 +37,7 @@ describe('the key hash', () => {
     expect([...texts.map(hashText), ...keys.map(hashParts)]).toEqual(server);
   });
 
-  it('is computed alike by SQLite, DuckDB and PostgreSQL in the SQL a bisection sends', async () => {
+  it('is computed alike by SQLite, DuckDB and PostgreSQL through each dialect’s key hash', async () => {
     const file = path.join(temporaryDirectory(), 'keys.db');
     const db = new Database(file);
     db.exec('CREATE TABLE k (a TEXT, b TEXT, c TEXT)');
