@@ -6,7 +6,7 @@
  */
 import { compileSelect, mergeKeyOrder } from './compile.ts';
 import { DEFAULT_CONNECTION, type Connections } from './connections.ts';
-import { text, type MergeTotals } from './engines/engine.ts';
+import { text, type EngineKind, type MergeTotals } from './engines/engine.ts';
 import { KeyHashUnavailableError } from '../errors/index.ts';
 import { bisect } from './bisection.ts';
 import { mergeAcrossEngines, mergeOnEngine } from './merges.ts';
@@ -56,7 +56,7 @@ async function runMerge(connections: Connections, query: MergeQuery): Promise<Me
   const rowMerge = () => (connectionA !== connectionB ? mergeAcrossEngines(engineA, engineB, query, folding) : engineA.merge ? engineA.merge(query, folding) : mergeOnEngine(engineA, query, folding));
   // A server that speaks PostgreSQL's protocol without its hashtext fails the first pass (before
   // any key reached the reducer): it is merged row by row instead.
-  if (bisects(query, connectionA !== connectionB)) totals = await bisect(engineA, engineB, query, folding).catch((error: unknown) => (KeyHashUnavailableError.isInstance(error) ? rowMerge() : Promise.reject(error)));
+  if (bisects(query, connectionA !== connectionB, [engineA.kind, engineB.kind])) totals = await bisect(engineA, engineB, query, folding).catch((error: unknown) => (KeyHashUnavailableError.isInstance(error) ? rowMerge() : Promise.reject(error)));
   else totals = await rowMerge();
   const partitions = [...totals.partitions].sort((x, y) => String(x.partition).localeCompare(String(y.partition)));
   return { sql: totals.sql, partitions, folded: folding.finish(), ...(totals.method ? { method: totals.method } : {}) };
@@ -64,13 +64,16 @@ async function runMerge(connections: Connections, query: MergeQuery): Promise<Me
 
 /**
  * The planner: checksum bisection when asked, or for sides on two engines with many keys (the
- * catalog does not call them few) — then moving only the differences pays. It needs a key to
- * segment on and amounts whose whole units fit a 64-bit integer (at most 6 decimals).
+ * catalog does not call them few) when both engines hash natively or in bulk (PostgreSQL,
+ * DuckDB): then moving only the differences pays (measured 1.8–3.6× faster than the row merge at
+ * 10 M keys with up to 1,000 differing). A SQLite side hashes each key through a JavaScript call,
+ * and every further pass reads its table again: the row merge was faster there as soon as a key
+ * differed. It needs a key to segment on and amounts whose whole units fit a 64-bit integer.
  */
-function bisects(query: MergeQuery, acrossEngines: boolean): boolean {
+function bisects(query: MergeQuery, acrossEngines: boolean, kinds: EngineKind[]): boolean {
   const strategy = query.strategy ?? 'auto';
   if (strategy === 'merge' || mergeKeyOrder(query).ordered.length === 0 || query.decimals > 6) return false;
-  return strategy === 'bisect' || (acrossEngines && !query.preAggregate);
+  return strategy === 'bisect' || (acrossEngines && !query.preAggregate && !kinds.includes('sqlite'));
 }
 
 function rowOf(values: unknown[], names: string[], readers: Map<string, 'values' | 'boolean'>): Row {

@@ -210,6 +210,20 @@ describe('the planner', () => {
     }
   });
 
+  it('merges row by row when a side is on SQLite (unless asked to bisect), where each key is hashed through JavaScript', async () => {
+    const connections = new Connections([{ ...fixture.specs.sqlite, name: 'one' }, { ...fixture.specs.duckdb, name: 'two' }], { statementTimeoutMs: 30_000 });
+    try {
+      const query = mergeOf(largest, { a: 'one', b: 'two' });
+      const merged = await runQuery(connections, query);
+      const bisected = await runQuery(connections, { ...query, strategy: 'bisect' });
+      expect(merged.method?.name).toBe('row_merge');
+      expect(bisected.method!.segments).toBeGreaterThan(0);
+      expect(bisected.folded).toEqual(merged.folded);
+    } finally {
+      await connections.close();
+    }
+  });
+
   it('merges row by row on a server that speaks PostgreSQL without its hashtext', async () => {
     const { adminUrl } = await postgresUrls();
     const name = `nohash_${Math.random().toString(36).slice(2, 10)}`;

@@ -21,10 +21,11 @@ function spreadCatalog(directory: string, warehouseVariable: string): string {
   const document = parseDocument(readFileSync(path.join(projectRoot, 'data/sources.yaml'), 'utf8'));
   document.set('connections', {
     warehouse: { url: `\${${warehouseVariable}}` },
-    exports: { files: { bpc_reporting: path.join(urls.parquet, 'bpc_reporting.parquet') } },
+    exports: { files: { bpc_reporting: path.join(urls.parquet, 'bpc_reporting.parquet'), fi_acquisition: path.join(urls.parquet, 'fi_acquisition.parquet') } },
   });
   document.setIn(['sources', 'fi_reporting', 'connection'], 'warehouse');
   document.setIn(['sources', 'bpc_reporting', 'connection'], 'exports');
+  document.setIn(['sources', 'fi_acquisition', 'connection'], 'exports');
   const file = path.join(directory, 'spread.yaml');
   writeFileSync(file, document.toString());
   return file;
@@ -64,7 +65,7 @@ describe('sources on PostgreSQL, Parquet and SQLite at once', () => {
     expect(withoutSql(explained.body.result)).toEqual(withoutSql(explainedLocally.body.result));
   });
 
-  it('reconciles document lines across engines by checksum bisection, with the figures of one engine, and says so', async () => {
+  it('reconciles document lines in Parquet against PostgreSQL by checksum bisection, with the figures of one engine, and says so', async () => {
     const lines = { source_a: 'fi_acquisition', source_b: 'fi_reporting', measure: 'amount', align_on: ['document', 'document_line'], filters: { company: '1000' } };
     const [onSpread, onLocal] = await Promise.all([post(spread, '/tools/compare_sources', lines), post(local, '/tools/compare_sources', lines)]);
     expect(onSpread.status).toBe(200);
