@@ -145,6 +145,16 @@ async function outcome(run: (folding: Folding) => Promise<{ partitions: { partit
  * own merge rounds with SQL's ROUND, which takes another side of some half cents than the row
  * merge's (and bisection's) rounding in double precision.
  */
+/** Runs `work` on connections `one` and `two` to two engines' copies of the fixture, then closes them. */
+async function onConnections(first: FixtureEngine, second: FixtureEngine, work: (connections: Connections) => Promise<void>): Promise<void> {
+  const connections = new Connections([{ ...fixture.specs[first], name: 'one' }, { ...fixture.specs[second], name: 'two' }], { statementTimeoutMs: 30_000 });
+  try {
+    await work(connections);
+  } finally {
+    await connections.close();
+  }
+}
+
 const unordered = (result: Awaited<ReturnType<typeof outcome>>) => ({
   partitions: result.partitions.map((partition) => [partition.partition, partition.keys]),
   folded: (result.folded as { first: { key: unknown }[] }).first.map((row) => JSON.stringify(row.key)).sort(),
@@ -163,8 +173,7 @@ const pairs: [FixtureEngine, FixtureEngine][] = [
 
 describe.each(pairs)('checksum bisection with side a on %s and side b on %s', (first, second) => {
   it('gives the row merge’s totals and differing keys, level by level and with the service’s tuning', async () => {
-    const connections = new Connections([{ ...fixture.specs[first], name: 'one' }, { ...fixture.specs[second], name: 'two' }], { statementTimeoutMs: 30_000 });
-    try {
+    await onConnections(first, second, async (connections) => {
       const one = await connections.engine('one');
       const two = await connections.engine('two');
       for (const [index, shape] of datasets.flatMap((_, at) => (['columns', 'constant', 'one constant'] as const).map((form) => [at, form] as const))) {
@@ -181,16 +190,13 @@ describe.each(pairs)('checksum bisection with side a on %s and side b on %s', (f
         // Both sides on one connection (every engine holds the same tables): one statement after the other.
         expect(await outcome((folding) => bisect(one, one, query, folding, deep), query), `dataset ${index} on one connection`).toEqual(expected);
       }
-    } finally {
-      await connections.close();
-    }
+    });
   });
 });
 
 describe('the planner', () => {
   it('bisects sides on two engines and says how it ran; asked to merge, it streams every key', async () => {
-    const connections = new Connections([{ ...fixture.specs.postgres, name: 'one' }, { ...fixture.specs.duckdb, name: 'two' }], { statementTimeoutMs: 30_000 });
-    try {
+    await onConnections('postgres', 'duckdb', async (connections) => {
       const query = mergeOf(largest, { a: 'one', b: 'two' });
       const bisected = await runQuery(connections, query);
       const merged = await runQuery(connections, { ...query, strategy: 'merge' });
@@ -205,23 +211,18 @@ describe('the planner', () => {
       expect(handedOver.folded).toEqual((await runQuery(connections, { ...unlike, strategy: 'merge' })).folded);
       // Few keys (the catalog calls them few): the row merge, whatever the engines.
       expect((await runQuery(connections, { ...query, preAggregate: true })).method?.name).toBe('row_merge');
-    } finally {
-      await connections.close();
-    }
+    });
   });
 
   it('merges row by row when a side is on SQLite (unless asked to bisect), where each key is hashed through JavaScript', async () => {
-    const connections = new Connections([{ ...fixture.specs.sqlite, name: 'one' }, { ...fixture.specs.duckdb, name: 'two' }], { statementTimeoutMs: 30_000 });
-    try {
+    await onConnections('sqlite', 'duckdb', async (connections) => {
       const query = mergeOf(largest, { a: 'one', b: 'two' });
       const merged = await runQuery(connections, query);
       const bisected = await runQuery(connections, { ...query, strategy: 'bisect' });
       expect(merged.method?.name).toBe('row_merge');
       expect(bisected.method!.segments).toBeGreaterThan(0);
       expect(bisected.folded).toEqual(merged.folded);
-    } finally {
-      await connections.close();
-    }
+    });
   });
 
   it('merges row by row on a server that speaks PostgreSQL without its hashtext', async () => {
