@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
@@ -141,6 +141,20 @@ describe('npm start from the build', () => {
     expect(third.stderr).toMatch(/pinger[\\/]index\.ts changed since the build: rebuilt in \d+ ms/);
     expect(third.tools).toContain('pong_tool');
     expect(third.tools).not.toContain('ping_tool');
+    await third.stop();
+
+    // A package installed or updated since the build is built in at the next start: npm rewrites
+    // node_modules/.package-lock.json at every install, and that one file stands for the packages.
+    const install = path.join(projectRoot, 'node_modules/.package-lock.json');
+    const { atime, mtime } = statSync(install);
+    try {
+      utimesSync(install, atime, new Date(Date.now() + 5_000));
+      const fourth = await launch(skills);
+      expect(fourth.stderr).toMatch(/node_modules[\\/]\.package-lock\.json changed since the build: rebuilt in \d+ ms/);
+      expect(fourth.tools).toContain('pong_tool');
+    } finally {
+      utimesSync(install, atime, mtime);
+    }
   }, 180_000);
 
   it('loads a skill that does not build as TypeScript, so the error names its file', async () => {
