@@ -31,6 +31,11 @@ export const DEFAULT_TUNING: BisectionTuning = { firstBits: 10, leafKeys: 16, di
 const MOST_SEGMENTS = 200_000;
 /** Hash bits used at most (of 32): masks stay positive on every engine. */
 const MOST_BITS = 30;
+/**
+ * Keys a segment's checksums are trusted for: its sums of 32-bit hashes stay below 2^53, exact
+ * in a double on every engine. A larger segment (a partition of billions of keys) is split.
+ */
+const MOST_EXACT_KEYS = 2 ** 21;
 
 interface Parents {
   bits: number;
@@ -77,7 +82,7 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
       return (await engine.all(sql, parameters.values)).map(segmentFrom);
     }).catch((error: unknown) => {
       // Only the first pass may hand over: nothing has reached the reducer yet.
-      if (method.passes === 0 && lacksKeyHash(error)) throw new KeyHashUnavailableError('the engine has no key hash (hashtext)', { cause: error });
+      if (method.passes === 0 && lacksKeyHash(error)) throw new KeyHashUnavailableError('the engine has no key hash (hashtextextended)', { cause: error });
       throw error;
     });
     method.passes += 1;
@@ -133,7 +138,7 @@ function compare(segmentsA: Segment[], segmentsB: Segment[], parents: Parents | 
   for (const a of segmentsA.filter(relevant)) {
     const b = fromB.get(idOf(a));
     fromB.delete(idOf(a));
-    if (b && b.keys === a.keys && b.keySum === a.keySum && b.otherKeySum === a.otherKeySum && b.weightedSum === a.weightedSum && b.amountSum === a.amountSum) keys.agree(constantPartition ?? a.partition, a.keys, a.total, b.total);
+    if (b && a.keys <= MOST_EXACT_KEYS && b.keys === a.keys && b.keySum === a.keySum && b.otherKeySum === a.otherKeySum && b.weightedSum === a.weightedSum && b.amountSum === a.amountSum) keys.agree(constantPartition ?? a.partition, a.keys, a.total, b.total);
     else differing.push({ partition: a.partition, segment: a.segment, keys: Math.max(a.keys, b?.keys ?? 0), rows: a.keys + (b?.keys ?? 0) });
   }
   for (const b of fromB.values()) differing.push({ partition: b.partition, segment: b.segment, keys: b.keys, rows: b.keys });
@@ -157,7 +162,7 @@ async function mergeSegmentRows(engineA: Engine, engineB: Engine, query: MergeQu
 /** A statement as the result shows it: a list of thousands of segment numbers said in a few words. */
 const shown = (sql: string) => sql.replace(/IN \((\d+(?:, \d+){20,})\)/g, (_, list: string) => `IN (${list.split(', ').slice(0, 5).join(', ')}, … ${list.split(', ').length} segments)`);
 
-const lacksKeyHash = (error: unknown) => error instanceof Error && /function hashtext\(.*does not exist|no such function: key_hash/i.test(error.message);
+const lacksKeyHash = (error: unknown) => error instanceof Error && /function hashtextextended\(.*does not exist|no such function: key_hash/i.test(error.message);
 
 /**
  * Runs a statement on both sides: at once on two engines, one after the other on one. When one

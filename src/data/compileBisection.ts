@@ -2,8 +2,8 @@
  * The statements of checksum bisection (bisection.ts), compiled for one side of a merge on its
  * engine. Every key gets one text form on every engine: its key values as text (NULL as U+001E),
  * in merge order, joined by U+001F; its amount a whole number of 10^-decimals units. A key's hash
- * is PostgreSQL's `hashtext` of that text (keyHash.ts); a segment is the keys whose hash has the
- * same low bits.
+ * is PostgreSQL's `hashtextextended` of that text (keyHash.ts), whose halves are two hashes
+ * (the low one `hashtext`'s); a segment is the keys whose low hash has the same low bits.
  */
 import { mergeKeyOrder, sideValue, whereClause, type BoundParameters } from './compile.ts';
 import { quoteIdentifier, type Dialect } from './dialect.ts';
@@ -12,6 +12,8 @@ import type { MergeQuery, MergeSide } from './query.ts';
 /** Primes below 2^31: products of two residues fit a signed 64-bit integer on every engine. */
 const PRIME = 2_147_483_647;
 const OTHER_PRIME = 2_147_483_629;
+/** The low 32 bits of a 64-bit hash, as a non-negative number (on every engine, whatever its shift does with the sign). */
+const LOW_HALF = 4_294_967_295;
 /** U+001E stands for NULL in a key's text (U+001F, dialect.keyHash's separator, joins the parts). */
 const NULL_MARK = 30;
 
@@ -68,11 +70,12 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
   // A side whose keys are all constants is one key, if it has rows at all.
   const grouping = columns.length ? ` GROUP BY ${columns.join(', ')}` : ' HAVING COUNT(*) > 0';
   const perKey = `SELECT ${[...select, `${sideValue(side.measure)} AS v`].join(', ')} FROM ${dialect.table(side.table)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}${grouping}`;
-  const units = `${dialect.wholeUnits('v', query.decimals)} AS c`;
-  // A second hash of the key (its text with a separator added) makes two key sets that differ
-  // look alike only if both hashes collide: odds of 1 in 2^64 per pair of keys, not 2^32.
-  const hashes = [`${keyHash(aliases, dialect)} AS h`, `${keyHash([...aliases, "''"], dialect)} AS h2`];
-  return { sql: `SELECT ${[...aliases, 'v', units, ...hashes].join(', ')} FROM (${perKey}) AS per_key${dialect.fence}`, keys: aliases };
+  // One 64-bit hash and one conversion of the amount per key (the fence): the hash's halves are
+  // two independent 32-bit hashes, so two key sets that differ look alike only if both collide,
+  // odds of 1 in 2^64 per pair of keys.
+  const hashed = `SELECT ${[...aliases, 'v', `${dialect.double('v')} AS d`, `${keyHash(aliases, dialect)} AS x`].join(', ')} FROM (${perKey}) AS per_key${dialect.fence}`;
+  const derived = [`${dialect.wholeUnits('d', query.decimals)} AS c`, `x & ${LOW_HALF} AS h`, `(x >> 32) & ${LOW_HALF} AS h2`];
+  return { sql: `SELECT ${[...aliases, 'v', ...derived].join(', ')} FROM (${hashed}) AS hashed_keys`, keys: aliases };
 }
 
 /**
@@ -81,18 +84,24 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
  * would hash each row once per partition).
  */
 function narrowing(within: SegmentList, partitionKey: MergeSide['keys'][number] | undefined, texts: () => string[], dialect: Dialect, parameters: BoundParameters): string {
-  const segment = `CAST(${segmentOf(keyHash(texts(), dialect), within.bits)} AS BIGINT) * ${within.partitions.length}`;
   const ids = within.ids.join(', ');
-  if (!partitionKey) return `${segment} IN (${ids})`;
+  const whole = () => `CAST(${segmentOf(keyHash(texts(), dialect), within.bits)} AS BIGINT) * ${within.partitions.length}`;
+  if (!partitionKey) return `${whole()} IN (${ids})`;
   // A constant partition on this side: its index is known here (no marker to repeat per branch).
   if ('literal' in partitionKey) {
     const at = within.partitions.indexOf(partitionKey.literal);
-    return at === -1 ? '1 = 0' : `${segment} + ${at} IN (${ids})`;
+    return at === -1 ? '1 = 0' : `${whole()} + ${at} IN (${ids})`;
   }
+  // The partition's index costs a comparison per partition on every row. When few segments are
+  // listed, rows are first narrowed by their segment alone (a hash computed again only for the
+  // rows that pass): half the time of a pass that reads 10 segments of 10 M keys on PostgreSQL.
+  const listed = [...new Set(within.ids.map((id) => Math.floor(id / within.partitions.length)))];
+  const first = listed.length * 4 <= 2 ** within.bits ? `${segmentOf(keyHash(texts(), dialect), within.bits)} IN (${listed.join(', ')}) AND ` : '';
   // Built in text order: the hash's markers (constant keys) come before the partitions'.
+  const segment = `CAST(${segmentOf(keyHash(texts(), dialect), within.bits)} AS BIGINT) * ${within.partitions.length}`;
   const partition = dialect.keyText(quoteIdentifier(partitionKey.column));
   const index = within.partitions.map((value, at) => (value === null ? `WHEN ${partition} IS NULL THEN ${at}` : `WHEN ${partition} = ${dialect.textParameter(parameters.bind(value))} THEN ${at}`));
-  return `${segment} + CASE ${index.join(' ')} ELSE -1 END IN (${ids})`;
+  return `${first}${segment} + CASE ${index.join(' ')} ELSE -1 END IN (${ids})`;
 }
 
 const partitioned = (query: MergeQuery) => partitionAlias(query, ['k0']) !== 'NULL';
@@ -113,7 +122,8 @@ export function compileSegments(query: MergeQuery, which: 'a' | 'b', dialect: Di
   // the amount weighted by the key's hash, and the amount itself, each modulo a prime.
   const weighted = `((c % ${PRIME}) * (h % ${PRIME})) % ${PRIME}`;
   const plain = `c % ${OTHER_PRIME}`;
-  return `SELECT ${partition} AS p, ${segmentOf('h', level.bits)} AS s, COUNT(*) AS n, SUM(h) AS key_sum, SUM(h2) AS other_key_sum, SUM(${weighted}) AS weighted_sum, SUM(${plain}) AS amount_sum, SUM(v) AS total FROM (${sql}) AS hashed GROUP BY 1, 2`;
+  const sums = [`${dialect.wholeSum('h')} AS key_sum`, `${dialect.wholeSum('h2')} AS other_key_sum`, `${dialect.wholeSum(weighted)} AS weighted_sum`, `${dialect.wholeSum(plain)} AS amount_sum`];
+  return `SELECT ${partition} AS p, ${segmentOf('h', level.bits)} AS s, COUNT(*) AS n, ${sums.join(', ')}, SUM(v) AS total FROM (${sql}) AS hashed GROUP BY 1, 2`;
 }
 
 /**

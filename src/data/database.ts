@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { ConfigurationError } from '../errors/index.ts';
 import { registerFoldFunction } from './engines/sqlite.ts';
-import { hashParts } from './keyHash.ts';
+import { hashPartsExtended } from './keyHash.ts';
 
 export type DataDatabase = Database.Database;
 
@@ -25,8 +25,8 @@ export function openDataDatabase(filePath: string): DataDatabase {
     // Touch the schema now so a corrupt or non-SQLite file fails at startup, not on the first question.
     database.prepare('SELECT count(*) FROM sqlite_schema').get();
     registerFoldFunction(database);
-    // The key hash of checksum bisection, PostgreSQL's hashtext of the parts joined (keyHash.ts).
-    database.function('key_hash', { deterministic: true, varargs: true }, (...parts: unknown[]) => hashParts(parts));
+    // The key hash of checksum bisection, PostgreSQL's hashtextextended(…, 0) of the parts joined (keyHash.ts).
+    database.function('key_hash', { deterministic: true, varargs: true }, (...parts: unknown[]) => hashPartsExtended(parts));
     return database;
   } catch (error) {
     throw new ConfigurationError(`DATA_DB: ${filePath} cannot be opened as a SQLite database: ${(error as Error).message}`);

@@ -54,7 +54,7 @@ async function runMerge(connections: Connections, query: MergeQuery): Promise<Me
   const engineA = await connections.engine(connectionA);
   const engineB = connectionA === connectionB ? engineA : await connections.engine(connectionB);
   const rowMerge = () => (connectionA !== connectionB ? mergeAcrossEngines(engineA, engineB, query, folding) : engineA.merge ? engineA.merge(query, folding) : mergeOnEngine(engineA, query, folding));
-  // A server that speaks PostgreSQL's protocol without its hashtext fails the first pass (before
+  // A server that speaks PostgreSQL's protocol without its hashtextextended fails the first pass (before
   // any key reached the reducer): it is merged row by row instead.
   if (bisects(query, connectionA !== connectionB, [engineA.kind, engineB.kind])) totals = await bisect(engineA, engineB, query, folding).catch((error: unknown) => (KeyHashUnavailableError.isInstance(error) ? rowMerge() : Promise.reject(error)));
   else totals = await rowMerge();

@@ -1,10 +1,12 @@
 /**
- * The key hash of checksum bisection (bisection.ts): PostgreSQL's `hashtext`, which is Bob
- * Jenkins' lookup3 hash over the text's UTF-8 bytes (PostgreSQL's `hash_bytes`, little-endian
- * byte order), as a signed 32-bit integer. PostgreSQL computes it natively and cheaply (its
- * `md5` costs 1–2 µs a call, many times more); SQLite and DuckDB get this implementation as the
- * function `key_hash(part, …)`, the hash of the parts joined by U+001F, so a key hashes alike on
- * all three (Dialect.keyHash writes the call). Tested against a real server.
+ * The key hash of checksum bisection (bisection.ts): PostgreSQL's `hashtextextended(text, 0)`,
+ * which is Bob Jenkins' lookup3 hash over the text's UTF-8 bytes (PostgreSQL's
+ * `hash_bytes_extended`, little-endian byte order) giving two 32-bit values at once, as one
+ * signed 64-bit integer: its low half is `hashtext`'s value, its high half lookup3's second
+ * value. PostgreSQL computes it natively and cheaply (its `md5` costs 1–2 µs a call, many times
+ * more); SQLite and DuckDB get this implementation as the function `key_hash(part, …)`, the hash
+ * of the parts joined by U+001F, so a key hashes alike on all three (Dialect.keyHash writes the
+ * call). One call gives bisection its two independent hashes of a key. Tested against a real server.
  */
 
 const rotate = (value: number, bits: number) => (value << bits) | (value >>> (32 - bits));
@@ -56,8 +58,21 @@ export class KeyBytes {
     return this;
   }
 
+  /** The key's hash as `hashtext` gives it (the low half of `hashtextextended(…, 0)`). */
   hash(): number {
-    return hashBytes(this.bytes, this.length);
+    hashBytes(this.bytes, this.length);
+    return halves[0]!;
+  }
+
+  /**
+   * Hashes the key and writes the two halves of its 64-bit hash into `into` at `at` (low half)
+   * and `at + 1` (high half): a signed 64-bit integer's little-endian words, as DuckDB's BIGINT
+   * vector holds them, without a BigInt per key.
+   */
+  hashInto(into: Int32Array, at: number): void {
+    hashBytes(this.bytes, this.length);
+    into[at] = halves[0]!;
+    into[at + 1] = halves[1]!;
   }
 
   private separate(): void {
@@ -98,10 +113,31 @@ export function hashParts(parts: readonly unknown[]): number {
   return key.hash();
 }
 
+/**
+ * The 64-bit hash of a key's parts joined by U+001F, as PostgreSQL's
+ * `hashtextextended(p0 || chr(31) || p1 …, 0)` returns it.
+ * @example
+ * BigInt.asIntN(32, hashPartsExtended(['1000', 'EUR'])) === BigInt(hashParts(['1000', 'EUR'])); // true
+ */
+export function hashPartsExtended(parts: readonly unknown[]): bigint {
+  const key = shared.reset();
+  for (const part of parts) key.text(String(part));
+  key.hashInto(pair, 0);
+  return pairAs64[0]!;
+}
+
+/** lookup3's two results, c (hashtext's value) then b: written by hashBytes. */
+const halves = new Int32Array(2);
+const pair = new Int32Array(2);
+const pairAs64 = new BigInt64Array(pair.buffer);
+
 const word = (k: Uint8Array, at: number) => k[at]! | (k[at + 1]! << 8) | (k[at + 2]! << 16) | (k[at + 3]! << 24);
 
-/** lookup3 over `length` bytes, mixed and finished as PostgreSQL's hash_bytes does. */
-function hashBytes(k: Uint8Array, length: number): number {
+/**
+ * lookup3 over `length` bytes, mixed and finished as PostgreSQL's hash_bytes does; with seed 0
+ * its hash_bytes_extended is the same computation, returning (b << 32) | c.
+ */
+function hashBytes(k: Uint8Array, length: number): void {
   let a = (0x9e3779b9 + length + 3923095) | 0;
   let b = a;
   let c = a;
@@ -143,5 +179,6 @@ function hashBytes(k: Uint8Array, length: number): number {
   a ^= c; a = (a - rotate(c, 4)) | 0;
   b ^= a; b = (b - rotate(a, 14)) | 0;
   c ^= b; c = (c - rotate(b, 24)) | 0;
-  return c;
+  halves[0] = c;
+  halves[1] = b;
 }

@@ -1,6 +1,6 @@
 /**
  * An engine cannot compute the key hash of checksum bisection (a server that speaks PostgreSQL's
- * protocol without its `hashtext`). Raised only by bisection's first pass, before any key reached
+ * protocol without its `hashtextextended`). Raised only by bisection's first pass, before any key reached
  * the reducer, so the data layer merges the sides row by row instead (execute.ts).
  */
 import { AnalystError } from './analystError.ts';

@@ -225,7 +225,7 @@ describe('the planner', () => {
     });
   });
 
-  it('merges row by row on a server that speaks PostgreSQL without its hashtext', async () => {
+  it('merges row by row on a server that speaks PostgreSQL without its hashtextextended', async () => {
     const { adminUrl } = await postgresUrls();
     const name = `nohash_${Math.random().toString(36).slice(2, 10)}`;
     await withPostgres(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
@@ -233,10 +233,10 @@ describe('the planner', () => {
     try {
       const index = largest;
       await loadData({ from: fixtureFile, to: url, tables: [`a${index}`, `b${index}`] });
-      // A hashtext found before PostgreSQL's own, failing as a server without one does.
+      // A hashtextextended found before PostgreSQL's own, failing as a server without one does.
       await withPostgres(url, async (client) => {
         await client.query('CREATE SCHEMA shadow');
-        await client.query("CREATE FUNCTION shadow.hashtext(text) RETURNS integer LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'function hashtext(text) does not exist'; END $$");
+        await client.query("CREATE FUNCTION shadow.hashtextextended(text, bigint) RETURNS bigint LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'function hashtextextended(text, bigint) does not exist'; END $$");
         await client.query(`ALTER DATABASE ${name} SET search_path = shadow, pg_catalog, public`);
       });
       const connections = new Connections([{ name: 'one', url }, { ...fixture.specs.duckdb, name: 'two' }], { statementTimeoutMs: 30_000 });

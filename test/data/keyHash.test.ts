@@ -1,13 +1,14 @@
 /**
  * The key hash of checksum bisection is one function on three engines: PostgreSQL's own
- * hashtext, and the implementation SQLite and DuckDB get as key_hash. Checked on texts of every
+ * hashtextextended(…, 0) (whose low half is hashtext), and the implementation SQLite and DuckDB
+ * get as key_hash. Checked on texts of every
  * length around lookup3's 12-byte blocks, accented, Asian and emoji text, and keys of several parts.
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { Connections } from '../../src/data/connections.ts';
-import { hashParts, hashText } from '../../src/data/keyHash.ts';
+import { hashParts, hashPartsExtended, hashText } from '../../src/data/keyHash.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { postgresUrls } from '../support/engineServers.ts';
 import { withPostgres } from '../support/postgresClient.ts';
@@ -31,10 +32,13 @@ const keys = [
 ];
 
 describe('the key hash', () => {
-  it('is PostgreSQL’s hashtext, byte for byte, for any text and for a key’s parts joined by U+001F', async () => {
+  it('is PostgreSQL’s hashtextextended and hashtext, byte for byte, for any text and for a key’s parts joined by U+001F', async () => {
     const { adminUrl } = await postgresUrls();
-    const server = await withPostgres(adminUrl, async (client) => (await client.query<{ h: number }>('SELECT hashtext(t) AS h FROM unnest($1::text[]) WITH ORDINALITY AS x(t, n) ORDER BY n', [[...texts, ...keys.map((parts) => parts.join('\u001f'))]])).rows.map((row) => row.h));
-    expect([...texts.map(hashText), ...keys.map(hashParts)]).toEqual(server);
+    const all = [...texts, ...keys.map((parts) => parts.join('\u001f'))];
+    const server = await withPostgres(adminUrl, async (client) => (await client.query<{ h: number; x: string }>('SELECT hashtext(t) AS h, hashtextextended(t, 0)::text AS x FROM unnest($1::text[]) WITH ORDINALITY AS x(t, n) ORDER BY n', [all])).rows);
+    expect([...texts.map(hashText), ...keys.map(hashParts)]).toEqual(server.map((row) => row.h));
+    expect(all.map((text) => String(hashPartsExtended([text])))).toEqual(server.map((row) => row.x));
+    expect(keys.map((parts) => hashPartsExtended(parts))).toEqual(keys.map((parts) => hashPartsExtended([parts.join('\u001f')])));
   });
 
   it('is computed alike by SQLite, DuckDB and PostgreSQL through each dialect’s key hash', async () => {
@@ -53,17 +57,18 @@ describe('the key hash', () => {
       { statementTimeoutMs: 10_000 },
     );
     try {
-      const hashes: Record<string, number[]> = {};
+      const hashes: Record<string, string[]> = {};
       for (const name of ['sqlite', 'duckdb', 'postgres']) {
         const engine = await connections.engine(name);
         const parts = ['a', 'b', 'c'].map((column) => engine.dialect.keyText(column));
         // DuckDB and PostgreSQL read the rows from literals; SQLite from its table.
         const rows = name === 'sqlite' ? 'k' : `(VALUES ${keys.map((key) => `(${key.map((part) => `'${part}'`).join(', ')})`).join(', ')}) AS k(a, b, c)`;
-        hashes[name] = (await engine.all(`SELECT ${engine.dialect.keyHash(parts)} FROM ${rows}`, [])).map((row) => Number(row[0]));
+        hashes[name] = (await engine.all(`SELECT ${engine.dialect.keyText(engine.dialect.keyHash(parts))} FROM ${rows}`, [])).map((row) => String(row[0]));
       }
-      expect(hashes.sqlite).toEqual(keys.map(hashParts));
-      expect(hashes.duckdb).toEqual(keys.map(hashParts));
-      expect(hashes.postgres).toEqual(keys.map(hashParts));
+      const expected = keys.map((parts) => String(hashPartsExtended(parts)));
+      expect(hashes.sqlite).toEqual(expected);
+      expect(hashes.duckdb).toEqual(expected);
+      expect(hashes.postgres).toEqual(expected);
     } finally {
       await connections.close();
     }
