@@ -49,7 +49,7 @@ const EXTERNAL = /^(better-sqlite3|pino|pino-http|pino-pretty|thread-stream|pg|p
 /** A bundled CommonJS package's `require` of Node's modules needs a `require` in the ES module it lands in. */
 const REQUIRE_BANNER = "import { createRequire as __analystCreateRequire } from 'node:module'; const require = __analystCreateRequire(import.meta.url);";
 /** The build record's format: a build recorded by another format (or other options) is rebuilt. */
-const RECORD_VERSION = 4;
+const RECORD_VERSION = 5;
 /** Where the built service finds its skills and worker (src/skills/loader.ts, src/data/workerBuild.ts). */
 const BUILD_KEY = 'Symbol.for("analyst-agent.build")';
 
@@ -164,6 +164,16 @@ function options(directory, folders) {
             args.importer.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`) ? { path: path.join(path.dirname(args.importer), '../locales/en.js'), namespace: 'zod-locales' } : undefined,
           );
           build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({ contents: `export { default as en } from ${JSON.stringify(args.path)};\n`, loader: 'js', resolveDir: path.dirname(args.path) }));
+          // prom-client's Pushgateway, which the service never uses, loads https and tls (some 10 ms
+          // of every start): its module loads when one is first constructed.
+          build.onResolve({ filter: /^\.\/lib\/pushgateway$/ }, (args) =>
+            args.importer.includes(`${path.sep}node_modules${path.sep}prom-client${path.sep}`) ? { path: path.join(path.dirname(args.importer), 'lib/pushgateway.js'), namespace: 'lazy-pushgateway' } : undefined,
+          );
+          build.onLoad({ filter: /.*/, namespace: 'lazy-pushgateway' }, (args) => ({
+            contents: `module.exports = function Pushgateway(...options) { const Loaded = require(${JSON.stringify(args.path)}); return new Loaded(...options); };\n`,
+            loader: 'js',
+            resolveDir: path.dirname(args.path),
+          }));
           build.onLoad({ filter: /^entry:prelude$/, namespace: 'entry' }, () => ({ contents: prelude, loader: 'js', resolveDir: root }));
           build.onLoad({ filter: /.*/, namespace: 'entry' }, (args) => ({
             contents: `import 'entry:prelude';\nimport ${JSON.stringify(path.join(root, ENTRIES[args.path.slice('entry:'.length)]))};\n`,
