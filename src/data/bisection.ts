@@ -33,7 +33,8 @@ const MOST_SEGMENTS = 200_000;
 const MOST_BITS = 30;
 /**
  * Keys a segment's checksums are trusted for: its sums of 32-bit hashes stay below 2^53, exact
- * in a double on every engine. A larger segment (a partition of billions of keys) is split.
+ * in a double on every engine. A larger segment (a partition of billions of keys) is taken as
+ * differing, whatever its checksums say.
  */
 const MOST_EXACT_KEYS = 2 ** 21;
 

@@ -12,8 +12,8 @@ import type { MergeQuery, MergeSide } from './query.ts';
 /** Primes below 2^31: products of two residues fit a signed 64-bit integer on every engine. */
 const PRIME = 2_147_483_647;
 const OTHER_PRIME = 2_147_483_629;
-/** The low 32 bits of a 64-bit hash, as a non-negative number (on every engine, whatever its shift does with the sign). */
-const LOW_HALF = 4_294_967_295;
+/** 32 bits of a 64-bit hash as a non-negative number (on every engine, whatever its shift does with the sign). */
+const UINT32_MASK = 4_294_967_295;
 /** U+001E stands for NULL in a key's text (U+001F, dialect.keyHash's separator, joins the parts). */
 const NULL_MARK = 30;
 
@@ -44,8 +44,9 @@ function keyHash(parts: readonly string[], dialect: Dialect): string {
 
 /**
  * The per-key rows of one side, keys as text in merge order (aliases k0…), `v` the side's value,
- * `c` its whole units, `h` the key's hash; narrowed before grouping to the keys of `within`, so a finer level reads
- * only the rows of the segments it splits.
+ * `c` its whole units, `h` and `h2` the low and high halves of the key's 64-bit hash (computed
+ * once, as `x`, beside `d`, the value as a double); narrowed before grouping to the keys of
+ * `within`, so a finer level reads only the rows of the segments it splits.
  */
 function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, within: SegmentLevel['within']): { sql: string; keys: string[] } {
   const side = query[which];
@@ -74,7 +75,7 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
   // two independent 32-bit hashes, so two key sets that differ look alike only if both collide,
   // odds of 1 in 2^64 per pair of keys.
   const hashed = `SELECT ${[...aliases, 'v', `${dialect.double('v')} AS d`, `${keyHash(aliases, dialect)} AS x`].join(', ')} FROM (${perKey}) AS per_key${dialect.fence}`;
-  const derived = [`${dialect.wholeUnits('d', query.decimals)} AS c`, `x & ${LOW_HALF} AS h`, `(x >> 32) & ${LOW_HALF} AS h2`];
+  const derived = [`${dialect.wholeUnits('d', query.decimals)} AS c`, `x & ${UINT32_MASK} AS h`, `(x >> 32) & ${UINT32_MASK} AS h2`];
   return { sql: `SELECT ${[...aliases, 'v', ...derived].join(', ')} FROM (${hashed}) AS hashed_keys`, keys: aliases };
 }
 
@@ -85,12 +86,12 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
  */
 function narrowing(within: SegmentList, partitionKey: MergeSide['keys'][number] | undefined, texts: () => string[], dialect: Dialect, parameters: BoundParameters): string {
   const ids = within.ids.join(', ');
-  const whole = () => `CAST(${segmentOf(keyHash(texts(), dialect), within.bits)} AS BIGINT) * ${within.partitions.length}`;
-  if (!partitionKey) return `${whole()} IN (${ids})`;
+  const scaledSegment = () => `CAST(${segmentOf(keyHash(texts(), dialect), within.bits)} AS BIGINT) * ${within.partitions.length}`;
+  if (!partitionKey) return `${scaledSegment()} IN (${ids})`;
   // A constant partition on this side: its index is known here (no marker to repeat per branch).
   if ('literal' in partitionKey) {
     const at = within.partitions.indexOf(partitionKey.literal);
-    return at === -1 ? '1 = 0' : `${whole()} + ${at} IN (${ids})`;
+    return at === -1 ? '1 = 0' : `${scaledSegment()} + ${at} IN (${ids})`;
   }
   // The partition's index costs a comparison per partition on every row. When few segments are
   // listed, rows are first narrowed by their segment alone (a hash computed again only for the

@@ -105,7 +105,7 @@ export const sqliteDialect: Dialect = {
   character: (code) => `char(${code})`,
   // CAST to INTEGER truncates toward zero in SQLite.
   wholeUnits: (expression, decimals) => `CAST(${jsRounding(`(${expression})`, decimals)} AS INTEGER)`,
-  // SQLite computes with the stored number itself (an INTEGER stays one; arithmetic on it is exact).
+  // SQLite needs no conversion: wholeUnits' arithmetic (a REAL nudge) makes any number a double.
   double: (expression) => expression,
   wholeSum: (expression) => `SUM(${expression})`,
   fence: ' LIMIT -1 OFFSET 0',
@@ -161,7 +161,8 @@ export const postgresDialect: Dialect = {
   wholeUnits: (expression, decimals) => `CAST(${jsRounding(`CAST(${expression} AS DOUBLE PRECISION)`, decimals)} AS BIGINT)`,
   // numeric to double goes through text in PostgreSQL: once per key, not once per use.
   double: (expression) => `CAST(${expression} AS DOUBLE PRECISION)`,
-  wholeSum: (expression) => `SUM(CAST(${expression} AS DOUBLE PRECISION))`,
+  // Read back as bigint: a double's text is exact only with extra_float_digits > 0, a setting a role may change.
+  wholeSum: (expression) => `CAST(SUM(CAST(${expression} AS DOUBLE PRECISION)) AS BIGINT)`,
   fence: ' OFFSET 0',
   // In C collation: under a nondeterministic one, the hash hashes the collation's sort key.
   keyHash: (parts) => `hashtextextended((${parts.length ? parts.join(' || chr(31) || ') : "''"}) COLLATE "C", 0)`,

@@ -64,10 +64,16 @@ export class KeyBytes {
     return halves[0]!;
   }
 
+  /** The key's 64-bit hash, as `hashtextextended(…, 0)` gives it. */
+  hash64(): bigint {
+    hashBytes(this.bytes, this.length);
+    return BigInt.asIntN(64, (BigInt(halves[1]!) << 32n) | BigInt(halves[0]! >>> 0));
+  }
+
   /**
    * Hashes the key and writes the two halves of its 64-bit hash into `into` at `at` (low half)
-   * and `at + 1` (high half): a signed 64-bit integer's little-endian words, as DuckDB's BIGINT
-   * vector holds them, without a BigInt per key.
+   * and `at + 1` (high half): a signed 64-bit integer's words on a little-endian machine, as
+   * DuckDB's BIGINT vector holds them, without a BigInt per key.
    */
   hashInto(into: Int32Array, at: number): void {
     hashBytes(this.bytes, this.length);
@@ -122,14 +128,11 @@ export function hashParts(parts: readonly unknown[]): number {
 export function hashPartsExtended(parts: readonly unknown[]): bigint {
   const key = shared.reset();
   for (const part of parts) key.text(String(part));
-  key.hashInto(pair, 0);
-  return pairAs64[0]!;
+  return key.hash64();
 }
 
 /** lookup3's two results, c (hashtext's value) then b: written by hashBytes. */
 const halves = new Int32Array(2);
-const pair = new Int32Array(2);
-const pairAs64 = new BigInt64Array(pair.buffer);
 
 const word = (k: Uint8Array, at: number) => k[at]! | (k[at + 1]! << 8) | (k[at + 2]! << 16) | (k[at + 3]! << 24);
 

@@ -5,6 +5,7 @@
  * interrupts the connection, which stops the statement and keeps the connection usable.
  */
 import { DuckDBInstance, DuckDBScalarFunction, BIGINT, VARCHAR, type DuckDBConnection, type DuckDBValue, type DuckDBVector } from '@duckdb/node-api';
+import { endianness } from 'node:os';
 import { KeyBytes } from '../keyHash.ts';
 import { duckdbDialect } from '../dialect.ts';
 import { withComputedColumns, type ComputedColumns } from '../periodColumns.ts';
@@ -108,7 +109,7 @@ function registerKeyHash(connection: DuckDBConnection): void {
             else key.text(String(parts[part]!.getItem(row)));
           }
           if (words) key.hashInto(words, row * 2);
-          else output.setItem(row, hashOfKey(key));
+          else output.setItem(row, key.hash64());
         }
         output.flush();
       },
@@ -116,18 +117,15 @@ function registerKeyHash(connection: DuckDBConnection): void {
   );
 }
 
-const scratch = new Int32Array(2);
-const scratchAs64 = new BigInt64Array(scratch.buffer);
-/** The key's hash as a BigInt (for a vector whose memory is not exposed). */
-function hashOfKey(key: KeyBytes): bigint {
-  key.hashInto(scratch, 0);
-  return scratchAs64[0]!;
-}
-
-/** A BIGINT vector's memory as 32-bit words (two per item), when the vector exposes it. */
+/**
+ * A BIGINT vector's memory as 32-bit words (two per item, low word first), when the vector
+ * exposes it, every item is valid (no validity mask to set) and the machine is little-endian;
+ * otherwise undefined, and items are set one by one.
+ */
 function wordsOf(vector: DuckDBVector<bigint>): Int32Array | undefined {
-  const items = (vector as unknown as { items?: unknown }).items;
-  return items instanceof BigInt64Array ? new Int32Array(items.buffer, items.byteOffset, items.length * 2) : undefined;
+  const { items, validity } = vector as unknown as { items?: unknown; validity?: { data?: unknown } };
+  if (!(items instanceof BigInt64Array) || validity?.data != null || endianness() !== 'LE') return undefined;
+  return new Int32Array(items.buffer, items.byteOffset, items.length * 2);
 }
 
 /** The 16-byte entries of a text vector, when the vector exposes them (else undefined: read strings). */
