@@ -50,6 +50,12 @@ export interface Dialect {
    * engine, for checksums (bisection).
    */
   wholeUnits(expression: string, decimals: number): string;
+  /**
+   * Whether `A AND B` evaluates B only on the rows A lets through, so a cheap test placed first
+   * spares a costly one (PostgreSQL, SQLite); DuckDB evaluated both on every row, which doubled
+   * the cost of a hash tested in both.
+   */
+  conditionsInOrder: boolean;
   /** A number as a double (converted once, where wholeUnits would convert it at each use). */
   double(expression: string): string;
   /**
@@ -105,6 +111,7 @@ export const sqliteDialect: Dialect = {
   character: (code) => `char(${code})`,
   // CAST to INTEGER truncates toward zero in SQLite.
   wholeUnits: (expression, decimals) => `CAST(${jsRounding(`(${expression})`, decimals)} AS INTEGER)`,
+  conditionsInOrder: true,
   // SQLite needs no conversion: wholeUnits' arithmetic (a REAL nudge) makes any number a double.
   double: (expression) => expression,
   wholeSum: (expression) => `SUM(${expression})`,
@@ -132,6 +139,7 @@ export const duckdbDialect: Dialect = {
   table: quoteIdentifier,
   character: (code) => `chr(${code})`,
   wholeUnits: (expression, decimals) => `CAST(${jsRounding(`CAST(${expression} AS DOUBLE)`, decimals)} AS BIGINT)`,
+  conditionsInOrder: false,
   double: (expression) => `CAST(${expression} AS DOUBLE)`,
   wholeSum: (expression) => `SUM(${expression})`,
   // DuckDB computes a common expression once by itself.
@@ -159,6 +167,7 @@ export const postgresDialect: Dialect = {
   character: (code) => `chr(${code})`,
   // A numeric total is rounded as the double JavaScript reads it.
   wholeUnits: (expression, decimals) => `CAST(${jsRounding(`CAST(${expression} AS DOUBLE PRECISION)`, decimals)} AS BIGINT)`,
+  conditionsInOrder: true,
   // numeric to double goes through text in PostgreSQL: once per key, not once per use.
   double: (expression) => `CAST(${expression} AS DOUBLE PRECISION)`,
   // Read back as bigint: a double's text is exact only with extra_float_digits > 0, a setting a role may change.

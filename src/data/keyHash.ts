@@ -49,11 +49,11 @@ export class KeyBytes {
     return this;
   }
 
-  /** Appends a part given as UTF-8 bytes (`count` bytes of `view` from `offset`). */
-  utf8(view: DataView, offset: number, count: number): this {
+  /** Appends a part given as UTF-8 bytes (`count` bytes of `source` from `offset`). */
+  utf8(source: Uint8Array, offset: number, count: number): this {
     this.separate();
     this.room(count);
-    for (let index = 0; index < count; index += 1) this.bytes[this.length + index] = view.getUint8(offset + index);
+    for (let index = 0; index < count; index += 1) this.bytes[this.length + index] = source[offset + index]!;
     this.length += count;
     return this;
   }

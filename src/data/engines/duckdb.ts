@@ -99,13 +99,16 @@ function registerKeyHash(connection: DuckDBConnection): void {
       mainFunction: (_info, input, output) => {
         const parts = Array.from({ length: input.columnCount }, (_, index) => input.getColumnVector(index) as DuckDBVector<string>);
         const entries = parts.map(entriesOf);
+        const bytes = entries.map((view) => view && new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
         const words = wordsOf(output as DuckDBVector<bigint>);
-        for (let row = 0; row < input.rowCount; row += 1) {
+        // Read once: each read of rowCount is a call into DuckDB (a third of the function's time when read per row).
+        const rows = input.rowCount;
+        for (let row = 0; row < rows; row += 1) {
           key.reset();
           for (let part = 0; part < parts.length; part += 1) {
             const view = entries[part];
             const length = view ? view.getUint32(row * 16, true) : Infinity;
-            if (length <= 12) key.utf8(view!, row * 16 + 4, length);
+            if (length <= 12) key.utf8(bytes[part]!, row * 16 + 4, length);
             else key.text(String(parts[part]!.getItem(row)));
           }
           if (words) key.hashInto(words, row * 2);
