@@ -11,9 +11,9 @@
  * it (projectRoot, reducer modules) are unchanged. The build lives in
  * node_modules/.cache/analyst-agent/start/, and is rebuilt at start when a file it was built
  * from changed, a package was installed or a skill folder came or went (a developer's edit is
- * never missed; one line on stderr says so). A skill that does not build is left out and loaded as TypeScript; when the
- * service itself does not build (or the cache cannot be written), it starts through tsx as
- * before, with a line saying why.
+ * never missed; one line on stderr says so). A skill that does not build is left out and
+ * loaded as TypeScript; when the service itself does not build (or the cache cannot be
+ * written), it starts through tsx as before, with a line saying why.
  *
  *   node scripts/launch.mjs src/main.ts     # what `npm start` runs
  *   node scripts/launch.mjs --build         # build now (postinstall); never fails the install

@@ -100,7 +100,7 @@ function narrowing(within: SegmentList, partitionKey: MergeSide['keys'][number] 
   const listed = [...new Set(within.ids.map((id) => Math.floor(id / within.partitions.length)))];
   const first = dialect.conditionsInOrder && listed.length * 4 <= 2 ** within.bits ? `${segmentOf(keyHash(texts(), dialect), within.bits)} IN (${listed.join(', ')}) AND ` : '';
   // Built in text order: the hash's markers (constant keys) come before the partitions'.
-  const segment = `CAST(${segmentOf(keyHash(texts(), dialect), within.bits)} AS BIGINT) * ${within.partitions.length}`;
+  const segment = scaledSegment();
   const partition = dialect.keyText(quoteIdentifier(partitionKey.column));
   const index = within.partitions.map((value, at) => (value === null ? `WHEN ${partition} IS NULL THEN ${at}` : `WHEN ${partition} = ${dialect.textParameter(parameters.bind(value))} THEN ${at}`));
   return `${first}${segment} + CASE ${index.join(' ')} ELSE -1 END IN (${ids})`;
