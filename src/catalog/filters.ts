@@ -112,7 +112,7 @@ function impliedValue(source: Source, name: string, value: FilterInput[string]):
   const words = name.replace(/_/g, ' ');
   const shown = other === null ? 'blank' : typeof other === 'object' ? JSON.stringify(other) : String(other).trim();
   throw new ToolError('value_not_held', `${source.name} holds ${words} ${implied} only, not ${shown}: it has no ${words} dimension, every row is ${implied}.`, {
-    hint: `Leave ${name} out for ${source.name}, or ask a source that has a ${words} dimension (list_sources).`,
+    hint: `Leave ${name} out for ${source.name}, or ask a source that has a ${words} dimension.`,
     details: { source: source.name, dimension: name, value: other, choices: [implied], held_by: [] },
   });
 }

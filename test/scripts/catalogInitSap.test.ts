@@ -114,7 +114,7 @@ describe.each(Object.keys(from))('the second sample drafted from %s', (engine) =
     // "How many GL lines": every source counts its rows under the words people use for them.
     expect(document.sources.gl_extract.measures.row_count.synonyms).toEqual(expect.arrayContaining(['lines', 'records', 'postings']));
     expect(err).toContain(`into ${file}`);
-    expect(err).toContain('gl_plan is the BUDGET of gl_extract: actual vs budget = compare_sources gl_extract vs gl_plan on amount');
+    expect(err).toContain('gl_plan is the BUDGET of gl_extract: actual vs budget = gl_extract compared with gl_plan on amount');
     expect(err).toMatch(/period +gjahr_monat +period YYYYMM +sure/);
     expect(err).toMatch(/skat → gl_extract\.account, gl_plan\.account: 7 names \(2 called revenue, 5 called expenses/);
     expect(err).toContain('Not drafted: t001: master data: its butxt became the value names of gl_extract.company, gl_plan.company');

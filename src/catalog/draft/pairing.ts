@@ -3,7 +3,7 @@
  * drafted as a declared pair: a catalog source reads one table, so the two stay two sources,
  * and each declares the version it holds with `implied` (the actuals `version: ACTUAL`, the plan
  * `version: BUDGET`, or FORECAST), the same logical names for the dimensions and the amount, and
- * aliases (budget, plan; actuals). compare_sources between the two is then actual vs budget.
+ * aliases (budget, plan; actuals). Comparing the two is then actual vs budget.
  * A table is a plan by its name (plan, budget, forecast, soll) or its amount's name (plan_wert);
  * its actuals are the source without versions that shares the most dimensions with it.
  */
@@ -59,7 +59,7 @@ export function pairPlans(sources: SourceDraft[]): Pairing[] {
     const periodA = actual.dimensions.find((d) => d.type === 'period');
     const periodB = plan.dimensions.find((d) => d.type === 'period');
     const formats = periodA && periodB && periodA.format !== periodB.format ? ` Their periods are written differently (${periodA.format}, ${periodB.format}): they will not align until both read the same.` : '';
-    plan.checks.push(`CHECK: drafted as the ${kind.version} of ${actual.name} (${basis}; shares ${best.shared.join(', ')}): a source reads one table, so the pair is declared with implied versions; actual vs budget is compare_sources ${actual.name} vs ${plan.name} on ${measure.name}.${measure.renamed ? ` Its measure ${measure.renamed} was renamed ${measure.name} to match.` : ''}${formats}`);
+    plan.checks.push(`CHECK: drafted as the ${kind.version} of ${actual.name} (${basis}; shares ${best.shared.join(', ')}): a source reads one table, so the pair is declared with implied versions; actual vs budget is ${actual.name} compared with ${plan.name} on ${measure.name}.${measure.renamed ? ` Its measure ${measure.renamed} was renamed ${measure.name} to match.` : ''}${formats}`);
     actual.checks.push(`CHECK: the actuals of the pair ${actual.name} / ${plan.name} (implied version ACTUAL): ${plan.name} holds the ${kind.version.toLowerCase()}.`);
     pairings.push({ actual: actual.name, plan: plan.name, version: kind.version, shared: best.shared, measure: measure.name, confidence, basis: `${basis}; shares ${best.shared.join(', ')} with ${actual.name}` });
   }

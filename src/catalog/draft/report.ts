@@ -51,7 +51,7 @@ export function draftReport(input: ReportInput): string[] {
   }
   if (input.pairings.length > 0) {
     lines.push('', 'Plan beside actuals (a source reads one table, so each pair is two sources with implied versions):');
-    for (const p of input.pairings) lines.push(`  ${p.plan} is the ${p.version} of ${p.actual}: actual vs budget = compare_sources ${p.actual} vs ${p.plan} on ${p.measure}, aligned on ${p.shared.join(', ')}  [${p.confidence}: ${p.basis}]`);
+    for (const p of input.pairings) lines.push(`  ${p.plan} is the ${p.version} of ${p.actual}: actual vs budget = ${p.actual} compared with ${p.plan} on ${p.measure}, aligned on ${p.shared.join(', ')}  [${p.confidence}: ${p.basis}]`);
   }
   if (input.fiscalYear) lines.push('', `Fiscal year: starts in month ${input.fiscalYear.month} (fiscal_year_start: ${input.fiscalYear.month}): ${input.fiscalYear.basis}  [likely]`);
   for (const subject of input.notHeld ?? []) lines.push('', `Not held: ${subject.terms.slice(0, 5).join(', ')}…: ${subject.basis}, so such questions are declined  [likely]`);

@@ -95,7 +95,7 @@ describe('a SAP-shaped ledger with a budget table and master data', () => {
     expect(document.sources.gl_lines).toMatchObject({ implied: { version: 'ACTUAL' }, aliases: ['GL', 'general ledger', 'ledger', 'actuals'] });
     expect(document.sources.budget).toMatchObject({ implied: { version: 'BUDGET' }, aliases: ['budget', 'plan', 'budgeted', 'planned'] });
     const report = draft.report.join('\n');
-    expect(report).toContain('budget is the BUDGET of gl_lines: actual vs budget = compare_sources gl_lines vs budget on amount');
+    expect(report).toContain('budget is the BUDGET of gl_lines: actual vs budget = gl_lines compared with budget on amount');
     expect(report).toMatch(/period +periode +period YYYYPPP +sure/);
     expect(report).toMatch(/skat → budget\.account, gl_lines\.account: 3 names \(1 called revenue, 1 called expenses/);
     expect(report).not.toContain('Period formats');
