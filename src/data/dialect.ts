@@ -82,7 +82,8 @@ export interface Dialect {
  * engine: Math.round((v + sign(v)·ε)·10^d) = floor((v + sign(v)·ε)·10^d + 0.5). Equal units then
  * mean equal rounded amounts, so a segment whose checksums agree hides no difference.
  */
-const jsRounding = (value: string, decimals: number) => `floor((${value} + CASE WHEN ${value} < 0 THEN -${Number.EPSILON} WHEN ${value} > 0 THEN ${Number.EPSILON} ELSE 0 END) * ${10 ** decimals} + 0.5)`;
+const jsRounding = (value: string, decimals: number, double: (literal: string) => string = (literal) => literal) =>
+  `floor((${value} + CASE WHEN ${value} < 0 THEN ${double(`-${Number.EPSILON}`)} WHEN ${value} > 0 THEN ${double(String(Number.EPSILON))} ELSE ${double('0')} END) * ${10 ** decimals} + 0.5)`;
 
 /** Quotes a catalog identifier. The catalog only admits [A-Za-z_][A-Za-z0-9_]*, so this cannot be escaped out of. */
 export function quoteIdentifier(name: string): string {
@@ -165,8 +166,10 @@ export const postgresDialect: Dialect = {
   nulInText: false,
   table: quoteIdentifier,
   character: (code) => `chr(${code})`,
-  // A numeric total is rounded as the double JavaScript reads it.
-  wholeUnits: (expression, decimals) => `CAST(${jsRounding(`CAST(${expression} AS DOUBLE PRECISION)`, decimals)} AS BIGINT)`,
+  // A numeric total is rounded as the double JavaScript reads it. The nudge is typed: an untyped
+  // 2.2e-16 is a numeric, and the CASE then converted every key's nudge to double (via text),
+  // half of a 20 s pass over 10 M keys.
+  wholeUnits: (expression, decimals) => `CAST(${jsRounding(`CAST(${expression} AS DOUBLE PRECISION)`, decimals, (literal) => `CAST(${literal} AS DOUBLE PRECISION)`)} AS BIGINT)`,
   conditionsInOrder: true,
   // numeric to double goes through text in PostgreSQL: once per key, not once per use.
   double: (expression) => `CAST(${expression} AS DOUBLE PRECISION)`,
