@@ -38,6 +38,11 @@ export interface Dialect {
    * scans without sorting; hash-aggregating engines (DuckDB, PostgreSQL) are faster unordered.
    */
   orderedMerge: boolean;
+  /**
+   * Whether every value of a column has the column's type (DuckDB, PostgreSQL; a SQLite column may
+   * hold both 1 and '1'): grouping by the column then groups as grouping by its text does.
+   */
+  typedColumns: boolean;
   /** Whether text can hold U+0000 (PostgreSQL's cannot: such a value matches no row and is never sent). */
   nulInText: boolean;
   /** A table as the FROM clause names it: quoted, or a derived table adding computed columns (periodColumns.ts). */
@@ -107,6 +112,7 @@ export const sqliteDialect: Dialect = {
   distinctValuesJson: (expression) => `json_group_array(DISTINCT ${expression})`,
   materialized: 'MATERIALIZED ',
   orderedMerge: true,
+  typedColumns: false,
   nulInText: true,
   table: quoteIdentifier,
   character: (code) => `char(${code})`,
@@ -136,6 +142,7 @@ export const duckdbDialect: Dialect = {
   distinctValuesJson: (expression) => `to_json(list(DISTINCT ${expression}))`,
   materialized: 'MATERIALIZED ',
   orderedMerge: false,
+  typedColumns: true,
   nulInText: true,
   table: quoteIdentifier,
   character: (code) => `chr(${code})`,
@@ -163,6 +170,7 @@ export const postgresDialect: Dialect = {
   distinctValuesJson: (expression) => `json_agg(DISTINCT ${expression})`,
   materialized: 'MATERIALIZED ',
   orderedMerge: false,
+  typedColumns: true,
   nulInText: false,
   table: quoteIdentifier,
   character: (code) => `chr(${code})`,
