@@ -10,6 +10,7 @@ import { KeyBytes } from '../keyHash.ts';
 import { duckdbDialect } from '../dialect.ts';
 import { withComputedColumns, type ComputedColumns } from '../periodColumns.ts';
 import type { Value } from '../query.ts';
+import { chunksOf, entriesOf } from './duckdbRows.ts';
 import { plainValue, type Engine } from './engine.ts';
 
 export interface DuckdbOptions {
@@ -129,15 +130,4 @@ function wordsOf(vector: DuckDBVector<bigint>): Int32Array | undefined {
   const { items, validity } = vector as unknown as { items?: unknown; validity?: { data?: unknown } };
   if (!(items instanceof BigInt64Array) || validity?.data != null || endianness() !== 'LE') return undefined;
   return new Int32Array(items.buffer, items.byteOffset, items.length * 2);
-}
-
-/** The 16-byte entries of a text vector, when the vector exposes them (else undefined: read strings). */
-function entriesOf(vector: DuckDBVector<string>): DataView | undefined {
-  const entries = (vector as unknown as { dataView?: unknown }).dataView;
-  return entries instanceof DataView ? entries : undefined;
-}
-
-async function* chunksOf(connection: DuckDBConnection, sql: string, params: readonly Value[]): AsyncIterable<unknown[][]> {
-  const result = await connection.stream(sql, params as DuckDBValue[]);
-  for await (const rows of result.yieldRowsJs()) yield rows.map((row) => row.map(plainValue));
 }
