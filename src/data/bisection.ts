@@ -20,7 +20,10 @@ export interface BisectionTuning {
   firstBits: number;
   /** Keys per segment a split aims at; segments this small are read row by row. */
   leafKeys: number;
-  /** Rows worth reading directly rather than splitting again: at least this, or 0.5 % of the keys. */
+  /**
+   * Rows worth reading directly rather than splitting again: at least this, or 1 % of the keys
+   * (another level reads both tables again, seconds at 10 M keys; 100,000 rows take a fraction).
+   */
   directRows: number;
   /** Whether a first pass that finds more than half of the keys in differing segments hands over to the row merge. */
   handOver: boolean;
@@ -108,7 +111,7 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
       partitionIndex = new Map(partitions.map((partition, index) => [partition, index]));
     }
     const listed: SegmentList = { bits: level.bits, partitions, ids: differing.map((segment) => segment.segment * partitions.length + partitionIndex.get(segment.partition)!) };
-    if (level.bits >= MOST_BITS || largest <= 2 * leafKeys || rows <= Math.max(directRows, allKeys / 200)) {
+    if (level.bits >= MOST_BITS || largest <= 2 * leafKeys || rows <= Math.max(directRows, allKeys / 100)) {
       method.rows += await mergeSegmentRows(engineA, engineB, query, keys, listed, statements);
       break;
     }
