@@ -116,11 +116,14 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
       break;
     }
     const average = rows / 2 / differing.length;
-    // Split to about leafKeys keys per segment, into at most MOST_SEGMENTS segments a side.
-    const split = Math.min(Math.ceil(Math.log2(average / leafKeys)), Math.floor(Math.log2(MOST_SEGMENTS / differing.length)));
-    const bits = Math.min(MOST_BITS, level.bits + Math.max(1, split));
     // When most segments differ, a list of them filters nothing: the next level reads every key.
     const within = differing.length * 2 > (segmentsA.length + segmentsB.length) / 2 ? undefined : listed;
+    // Split to about leafKeys keys per segment, in at most MOST_SEGMENTS groups a side: the
+    // differing segments' children, or (reading every key) every partition's segments. A level
+    // splits by one bit at least, whatever that makes.
+    const fits = within ? Math.floor(Math.log2(MOST_SEGMENTS / differing.length)) : Math.floor(Math.log2(MOST_SEGMENTS / partitions.length)) - level.bits;
+    const split = Math.min(Math.ceil(Math.log2(average / leafKeys)), fits);
+    const bits = Math.min(MOST_BITS, level.bits + Math.max(1, split));
     parents = { bits: level.bits, ids: new Set(differing.map(idOf)) };
     level = { bits, within };
   }

@@ -40,7 +40,9 @@ export interface Dialect {
   orderedMerge: boolean;
   /**
    * Whether every value of a column has the column's type (DuckDB, PostgreSQL; a SQLite column may
-   * hold both 1 and '1'): grouping by the column then groups as grouping by its text does.
+   * hold both 1 and '1'), so a merge may group by the column instead of its text. The two differ
+   * only for values the column holds equal but prints apart (citext 'A' and 'a', numeric 1.0 and
+   * 1.00, -0 and 0): one key then, as bisection always took them.
    */
   typedColumns: boolean;
   /** Whether text can hold U+0000 (PostgreSQL's cannot: such a value matches no row and is never sent). */
