@@ -160,7 +160,8 @@ const unordered = (result: Awaited<ReturnType<typeof outcome>>) => ({
   folded: (result.folded as { first: { key: unknown }[] }).first.map((row) => JSON.stringify(row.key)).sort(),
 });
 
-const deep: BisectionTuning = { firstBits: 1, leafKeys: 1, directRows: 0, handOver: false };
+// Streams the rows of differing segments (wholeRows 0), where the service's tuning reads these few whole.
+const deep: BisectionTuning = { firstBits: 1, leafKeys: 1, directRows: 0, handOver: false, wholeRows: 0 };
 const pairs: [FixtureEngine, FixtureEngine][] = [
   ['sqlite', 'duckdb'],
   ['sqlite', 'postgres'],
