@@ -171,8 +171,8 @@ async function mergeSegmentRows(engineA: Engine, engineB: Engine, query: MergeQu
     const parameters = new BoundParameters(engine.dialect);
     const sql = compileSegmentRows(query, which, engine.dialect, parameters, within);
     statements.push(shown(sql));
-    // Both sides on one connection are read whole, the engine running one statement at a time, so
-    // the two cursors of a stream merge never wait on each other.
+    // Whole: few rows, or both sides on one connection, which runs one statement at a time (two
+    // cursors of a stream merge would wait on each other there).
     if (whole) return new ChunkCursor((async function* () { yield await engine.all(sql, parameters.values); })());
     return new ChunkCursor(engine.chunks(sql, parameters.values));
   };
