@@ -5,7 +5,7 @@
  * is PostgreSQL's `hashtextextended` of that text (keyHash.ts), whose halves are two hashes
  * (the low one `hashtext`'s); a segment is the keys whose low hash has the same low bits.
  */
-import { mergeKeyOrder, sideValue, whereClause, type BoundParameters } from './compile.ts';
+import { keyColumns, keyTexts, mergeKeyOrder, sideValue, whereClause, type BoundParameters } from './compile.ts';
 import { quoteIdentifier, type Dialect } from './dialect.ts';
 import type { MergeQuery, MergeSide } from './query.ts';
 
@@ -52,11 +52,7 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
   const side = query[which];
   const { ordered } = mergeKeyOrder(query);
   // Each use of a constant key binds its own marker: '?' markers are filled in text order.
-  const texts = () =>
-    ordered.map((index) => {
-      const key = side.keys[index]!;
-      return 'column' in key ? dialect.keyText(quoteIdentifier(key.column)) : dialect.textParameter(parameters.bind(key.literal));
-    });
+  const texts = () => keyTexts(side, ordered, dialect, parameters);
   const aliases = ordered.map((_, index) => `k${index}`);
   const select = texts().map((text, index) => `${text} AS ${aliases[index]}`);
   const where = whereClause(side.where, dialect, parameters);
@@ -64,10 +60,7 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
   const conditions = [where.replace(/^WHERE /, ''), narrowed].filter(Boolean);
   // Grouped by the columns themselves, so an index in key order serves the grouping; their text
   // is the same per group (a column holding both 1 and '1' is SQLite's only exception).
-  const columns = ordered.flatMap((index) => {
-    const key = side.keys[index]!;
-    return 'column' in key ? [quoteIdentifier(key.column)] : [];
-  });
+  const columns = keyColumns(side, ordered);
   // A side whose keys are all constants is one key, if it has rows at all.
   const grouping = columns.length ? ` GROUP BY ${columns.join(', ')}` : ' HAVING COUNT(*) > 0';
   const perKey = `SELECT ${[...select, `${sideValue(side.measure)} AS v`].join(', ')} FROM ${dialect.table(side.table)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}${grouping}`;

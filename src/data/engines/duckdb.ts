@@ -121,6 +121,8 @@ function registerKeyHash(connection: DuckDBConnection): void {
   );
 }
 
+const LITTLE_ENDIAN = endianness() === 'LE';
+
 /**
  * A BIGINT vector's memory as 32-bit words (two per item, low word first), when the vector
  * exposes it, every item is valid (no validity mask to set) and the machine is little-endian;
@@ -128,6 +130,6 @@ function registerKeyHash(connection: DuckDBConnection): void {
  */
 function wordsOf(vector: DuckDBVector<bigint>): Int32Array | undefined {
   const { items, validity } = vector as unknown as { items?: unknown; validity?: { data?: unknown } };
-  if (!(items instanceof BigInt64Array) || validity?.data != null || endianness() !== 'LE') return undefined;
+  if (!(items instanceof BigInt64Array) || validity?.data != null || !LITTLE_ENDIAN) return undefined;
   return new Int32Array(items.buffer, items.byteOffset, items.length * 2);
 }
