@@ -1,6 +1,27 @@
-import { defineConfig } from 'vitest/config';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Plugin } from 'vitest/config';
+
+const root = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The service serves a skill's web/ files at /app/<skill>/<file>, so they import the web app's
+ * modules as `../format.js` (web/app/format.js). Tests import those pure modules from disk, where
+ * `../` is the skill's folder: resolved here the way the browser resolves the URL.
+ */
+const skillPageImports: Plugin = {
+  name: 'skill-page-imports',
+  enforce: 'pre',
+  resolveId(source, importer) {
+    if (!importer || !/^\.\.\/[a-z0-9-]+\.js$/.test(source)) return null;
+    const folder = path.dirname(importer);
+    if (path.basename(folder) !== 'web' || path.dirname(path.dirname(folder)) !== path.join(root, 'skills')) return null;
+    return path.join(root, 'web', 'app', source.slice(3));
+  },
+};
 
 export default defineConfig({
+  plugins: [skillPageImports],
   test: {
     // Skills may keep their tests in their own folder (skills/<name>/test/).
     include: ['test/**/*.test.ts', 'skills/**/*.test.ts'],

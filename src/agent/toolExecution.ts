@@ -36,7 +36,7 @@ export async function executeToolCalls(
     const started = performance.now();
     // A tool for people only (a sign-off) is never run for the model, whatever led it to name one.
     const outcome: ToolOutcome = registry.get(call.name)?.tool.peopleOnly
-      ? { ok: false, error: { code: 'forbidden', message: `The tool '${call.name}' is for people (POST /tools, MCP, the close board), not for the chat.`, hint: 'Tell the user to do it there.' } }
+      ? { ok: false, error: { code: 'forbidden', message: `The tool '${call.name}' is for people (POST /tools, MCP, a skill's page), not for the chat.`, hint: 'Tell the user to do it there.' } }
       : call.malformed
         ? await registry.execute(call.name, call.malformed.raw, context)
         : await registry.execute(call.name, call.args, context);

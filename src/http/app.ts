@@ -32,7 +32,7 @@ import { chatRoutes } from './routes/chat.ts';
 import { healthRoutes } from './routes/health.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { toolRoutes } from './routes/tools.ts';
-import { webRoutes } from './routes/web.ts';
+import { framablePage, webRoutes } from './routes/web.ts';
 import { truncateForDisplay } from '../shared/truncate.ts';
 
 export interface AppServices {
@@ -125,7 +125,7 @@ export function createApp(services: AppServices, conversations: ConversationServ
     }),
   );
   // helmet's security headers; the web pages set their own Content-Security-Policy (routes/web.ts).
-  app.use(securityHeaders());
+  app.use(securityHeaders((path) => framablePage(services.registry, path)));
   // A Host that is not ours (DNS rebinding), a key in the URL, a call from a foreign page: refused first.
   app.use(checkHost(allowedHostNames(services.allowedHosts ?? [], services.listenHost ?? '127.0.0.1')));
   app.use(refuseQueryCredentials());

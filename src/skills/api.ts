@@ -21,6 +21,7 @@
  * - durable records (sdk/records.ts): ToolContext.records (SkillRecords), RecordConflictError,
  *   memoryRecords;
  * - schedules (sdk/schedules.ts): defineSchedule, everyInterval, ScheduleContext;
+ * - pages beside the chat (sdk/pages.ts): SkillPage, a skill's web/ folder served at /app;
  * - testing (sdk/testing.ts): skillTestKit, temporaryDirectory, writeTestDatabase,
  *   writeTestCatalog, openTestData.
  *
@@ -58,5 +59,6 @@ export * from './sdk/questions.ts';
 export * from './sdk/presentation.ts';
 export * from './sdk/testing.ts';
 export { memoryRecords, RecordConflictError, type SkillRecord, type SkillRecords } from './sdk/records.ts';
+export type { SkillPage } from './sdk/pages.ts';
 export { defineSchedule, everyInterval, type ScheduleContext, type ScheduleDefinition } from './sdk/schedules.ts';
 export { cronSchedule, dailyAt, describeRule, isTimeZone, monthlyOnWorkingDay, nextOccurrence, scheduleRuleSchema, type RuleOptions, type ScheduleRule } from './sdk/scheduleRules.ts';

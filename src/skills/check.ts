@@ -156,7 +156,7 @@ async function checkSkill(directory: string, fresh: boolean): Promise<{ problems
     return { problems, warnings, tools: [], enabled };
   }
   const exportLine = lineMatching(modulePath, /export\s+default/) ?? 1;
-  const moduleProblems = skillModuleProblems(module);
+  const moduleProblems = skillModuleProblems(module, directory);
   const tools = module.default?.tools;
   if (!Array.isArray(tools) || tools.length === 0) {
     problems.push(...moduleProblems.map((p) => ({ file: modulePath, line: exportLine, message: p.message })));
@@ -190,6 +190,8 @@ async function checkSkill(directory: string, fresh: boolean): Promise<{ problems
   });
   for (const problem of moduleProblems) {
     if (problem.question !== undefined) problems.push({ file: modulePath, line: exportLine, message: `questions[${problem.question}]: ${problem.message}` });
+    // The export's own problems (schedules, pages), as startup reports them.
+    else if (problem.tool === undefined) problems.push({ file: modulePath, line: exportLine, message: problem.message });
   }
   return { problems, warnings, tools: declared, enabled };
 }

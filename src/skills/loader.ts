@@ -14,6 +14,7 @@ import type { SkillModule, ToolDefinition } from './sdk/tools.ts';
 import type { QuestionForm } from './questionForms.ts';
 import { parseManifest, type ManifestResult, type SkillProblem } from './manifest.ts';
 import { toolShapeProblems } from './toolShape.ts';
+import { pageProblems, type SkillPage } from './sdk/pages.ts';
 import { scheduleProblems, type ScheduleDefinition } from './sdk/schedules.ts';
 
 export interface Skill {
@@ -34,6 +35,8 @@ export interface Skill {
   questions?: QuestionForm[];
   /** Work the scheduler runs for this skill (sdk/schedules.ts). */
   schedules?: ScheduleDefinition[];
+  /** Pages the skill serves from its web/ folder (sdk/pages.ts). */
+  pages?: SkillPage[];
 }
 
 export interface LoadSkillsOptions {
@@ -118,11 +121,12 @@ export interface ModuleProblem {
 
 /**
  * The default export of a skill's index.ts as startup judges it: at least one tool, each of a
- * valid shape (toolShape.ts), and well-formed question forms. Shared with `npm run skill:check`.
+ * valid shape (toolShape.ts), well-formed question forms and schedules, and pages whose files are in
+ * the skill's web/ folder (checked when `directory` is given). Shared with `npm run skill:check`.
  * @example
  * skillModuleProblems({ default: { tools: [] } }); // [{ message: 'must default-export defineSkill({ tools: [...] }) with at least one tool' }]
  */
-export function skillModuleProblems(module: { default?: SkillModule } | undefined): ModuleProblem[] {
+export function skillModuleProblems(module: { default?: SkillModule } | undefined, directory?: string): ModuleProblem[] {
   const tools = module?.default?.tools;
   if (!Array.isArray(tools) || tools.length === 0) return [{ message: 'must default-export defineSkill({ tools: [...] }) with at least one tool' }];
   const problems: ModuleProblem[] = [];
@@ -138,6 +142,7 @@ export function skillModuleProblems(module: { default?: SkillModule } | undefine
     }
   });
   for (const message of scheduleProblems(module?.default?.schedules)) problems.push({ message });
+  for (const message of pageProblems(module?.default?.pages, directory)) problems.push({ message });
   return problems;
 }
 
@@ -185,7 +190,7 @@ function disabledByConfig(directory: string): Skill {
 }
 
 /** Imports `index.ts` and checks its default export: the tools and the offline question forms. */
-async function importSkillParts(directory: string, fresh: boolean): Promise<{ tools: ToolDefinition[]; questions: QuestionForm[]; schedules: ScheduleDefinition[] }> {
+async function importSkillParts(directory: string, fresh: boolean): Promise<Pick<Skill, 'tools' | 'questions' | 'schedules' | 'pages'>> {
   const folder = path.basename(directory);
   const modulePath = path.join(directory, 'index.ts');
   if (!existsSync(modulePath)) throw new ConfigurationError(`Skill ${folder}: ${modulePath} is missing (it declares the tools).`);
@@ -195,7 +200,7 @@ async function importSkillParts(directory: string, fresh: boolean): Promise<{ to
   } catch (error) {
     throw new ConfigurationError(`Skill ${folder}: ${modulePath} failed to load: ${(error as Error).message}`);
   }
-  const problems = skillModuleProblems(module);
+  const problems = skillModuleProblems(module, directory);
   const first = problems[0];
   if (first?.tool) {
     // All of the first broken tool's problems in one message.
@@ -207,7 +212,7 @@ async function importSkillParts(directory: string, fresh: boolean): Promise<{ to
   if (first) throw new ConfigurationError(`Skill ${folder}: ${modulePath} ${first.message}.`);
   const tools = module.default!.tools;
   const questions = module.default?.questions ?? [];
-  return { tools, questions, schedules: module.default?.schedules ?? [] };
+  return { tools, questions, schedules: module.default?.schedules ?? [], pages: module.default?.pages ?? [] };
 }
 
 let freshImports = 0;

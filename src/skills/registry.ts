@@ -19,6 +19,7 @@ import { modelToolDefinition, type ModelToolDefinition } from './modelDefinition
 import { inputJsonSchema, LOAD_SKILL_TOOL_NAME, outputJsonSchema } from './toolShape.ts';
 import { truncateForDisplay } from '../shared/truncate.ts';
 import type { SkillRecords } from './sdk/records.ts';
+import type { SkillPage } from './sdk/pages.ts';
 
 /** A call's outcome; a success carries how the web chat shows it when the tool says (`present`). */
 /** The most characters of a tool's one-line summary. */
@@ -52,11 +53,12 @@ export class SkillRegistry {
   /** Skills that are present but disabled (SKILL.md `enabled: false`, or SKILLS_DISABLED); their tools are not registered. */
   readonly disabledSkills: readonly Skill[];
   private readonly tools = new Map<string, RegisteredTool>();
+  private readonly pages = new Map<string, { skill: Skill; page: SkillPage }>();
 
   /**
    * @param options.recordsFor each skill's durable records (ToolContext.records), by skill name: the application database's
    * @param options.notifierFor each skill's ToolContext.notify, by skill name: the service's outbox
-   * @throws ConfigurationError when two skills declare the same tool name, or a skill declares `load_skill`.
+   * @throws ConfigurationError when two skills declare the same tool or page name, or a skill declares `load_skill`.
    */
   constructor(
     skills: readonly Skill[],
@@ -77,9 +79,27 @@ export class SkillRegistry {
         }
         this.tools.set(tool.name, registered(skill, tool));
       }
+      for (const page of skill.pages ?? []) {
+        const existing = this.pages.get(page.name);
+        if (existing) {
+          throw new ConfigurationError(
+            `Duplicate page '${page.name}': declared by skill '${existing.skill.name}' (${existing.skill.directory}) and skill '${skill.name}' (${skill.directory}). Pages are served at /app/<name>, so their names must be unique across skills.`,
+          );
+        }
+        this.pages.set(page.name, { skill, page });
+      }
     }
     const builtin = builtinSkill(this);
     for (const tool of builtin.tools) this.tools.set(tool.name, registered(builtin, tool, true));
+  }
+
+  /**
+   * A page of an enabled skill by name (served at /app/<name>), with its skill.
+   * @example
+   * registry.page('checks'); // { skill: { name: 'month_end_close', … }, page: { name: 'checks', title: 'Close board', framable: true } }
+   */
+  page(name: string): { skill: Skill; page: SkillPage } | undefined {
+    return this.pages.get(name);
   }
 
   /** An enabled skill by name. */

@@ -5,7 +5,7 @@
  * with the call after it is loaded, and a local model with an 8,192-token window answers the
  * common questions. The figures printed here are docs/models.md's "prompt size" table.
  */
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import request from 'supertest';
@@ -139,6 +139,8 @@ describe('prompt size with tools bound on demand', () => {
       const folder = path.join(directory, path.basename(skill.directory));
       mkdirSync(folder);
       copyFileSync(path.join(skill.directory, 'SKILL.md'), path.join(folder, 'SKILL.md'));
+      // A page is served from the folder that declares it.
+      if (existsSync(path.join(skill.directory, 'web'))) cpSync(path.join(skill.directory, 'web'), path.join(folder, 'web'), { recursive: true });
       writeFileSync(path.join(folder, 'index.ts'), `export { default } from ${JSON.stringify(pathToFileURL(path.join(skill.directory, 'index.ts')).href)};\n`);
     }
     const extra = 10;

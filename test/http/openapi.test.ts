@@ -532,6 +532,12 @@ describe('the web chat', () => {
     expectSpecResponse(await api.get('/vendor/eventsource-parser.js'), 'get', '/vendor/eventsource-parser.js', 200);
     expectSpecResponse(await api.get('/app/nope.js'), 'get', '/app/nope.js', 404);
     expectSpecResponse(await api.get('/vendor/nope.js'), 'get', '/vendor/nope.js', 404);
+    // A skill's page (the close board) and its own files.
+    const board = await api.get('/app/checks');
+    expectSpecResponse(board, 'get', '/app/checks', 200);
+    const boardScript = /src="(month_end_close\/[^"]+)"/.exec(board.text)![1]!;
+    expectSpecResponse(await api.get(`/app/${boardScript}`), 'get', `/app/${boardScript}`, 200);
+    expectSpecResponse(await api.get('/app/month_end_close/nope.js'), 'get', '/app/month_end_close/nope.js', 404);
   });
 });
 
@@ -1063,7 +1069,7 @@ describe('with API keys and a rate limit (API_KEYS, RATE_LIMIT_PER_MINUTE)', () 
   it('declares the bearer scheme, 401 on every protected operation and 429 on every operation but GET /health', () => {
     const schemes = (spec.components as Json).securitySchemes as Json;
     expect(schemes.ApiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
-    const publicOperations = ['GET /', 'GET /app/{file}', 'GET /embed', 'GET /embed.js', 'GET /health', 'GET /openapi.yaml', 'GET /vendor/{file}'];
+    const publicOperations = ['GET /', 'GET /app/{file}', 'GET /app/{skill}/{file}', 'GET /embed', 'GET /embed.js', 'GET /health', 'GET /openapi.yaml', 'GET /vendor/{file}'];
     for (const { method, template } of operations) {
       const name = `${method.toUpperCase()} ${template}`;
       const operation = at(pointerOf('paths', template, method)) as Json;
@@ -1120,6 +1126,7 @@ describe('spec ⇄ app routes', () => {
       'DELETE /sessions/{id}',
       'GET /',
       'GET /app/{file}',
+      'GET /app/{skill}/{file}',
       'GET /embed',
       'GET /embed.js',
       'GET /health',

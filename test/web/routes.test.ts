@@ -3,7 +3,7 @@
  * headers, the element script, the app's modules and the vendored libraries, whose imports must
  * all resolve to files the service serves (the browser has no bundler and no import map).
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,6 +72,21 @@ describe('the pages', () => {
     expect(slash.status).toBe(308);
     expect(slash.headers.location).toBe('../embed?x=1');
   });
+
+  it("GET /app/checks is the month_end_close skill's close board, framable, its files from the skill's folder", async () => {
+    const response = await api.get('/app/checks');
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(response.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(response.headers['content-security-policy']).not.toContain('frame-ancestors');
+    expect(response.headers['x-frame-options']).toBeUndefined();
+    expect(response.text).toContain('<script type="module" src="month_end_close/board.js"></script>');
+    const graph = await moduleGraph('/app/month_end_close/board.js');
+    expect(graph).toEqual(expect.arrayContaining(['/app/month_end_close/board-api.js', '/app/month_end_close/board-text.js', '/app/dom.js', '/app/api.js', '/app/charts.js']));
+    for (const sheet of ['/app/month_end_close/board.css', '/app/month_end_close/board-history.css']) {
+      expect((await api.get(sheet)).headers['content-type'], sheet).toBe('text/css; charset=utf-8');
+    }
+  });
 });
 
 describe('scripts and styles', () => {
@@ -85,9 +100,14 @@ describe('scripts and styles', () => {
     expect(await moduleGraph('/vendor/chart.js')).toEqual(['/vendor/chart-helpers.js', '/vendor/chart.js', '/vendor/kurkle-color.js']);
   });
 
-  it('every module under web/app and every vendored file is served and resolves', async () => {
+  it("every module under web/app and the skills' web folders, and every vendored file, is served and resolves", async () => {
     const modules = readdirSync(path.join(root, 'web/app')).filter((name) => name.endsWith('.js'));
     for (const name of modules) await moduleGraph(`/app/${name}`);
+    for (const skill of readdirSync(path.join(root, 'skills'))) {
+      const folder = path.join(root, 'skills', skill, 'web');
+      if (!existsSync(folder)) continue;
+      for (const name of readdirSync(folder).filter((file) => file.endsWith('.js'))) await moduleGraph(`/app/${skill}/${name}`);
+    }
     for (const name of vendorFileNames) await moduleGraph(`/vendor/${name}`);
     const css = await api.get('/app/chat.css');
     expect(css.status).toBe(200);

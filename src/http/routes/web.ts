@@ -1,9 +1,10 @@
 /**
  * The browser app: GET / (the chat page), GET /embed (the same chat, compact, for iframes),
- * GET /embed.js (the `<analyst-chat>` custom element for one-script-tag embedding), GET
- * /app/checks (the close board of saved reconciliation checks, framable like /embed), the app's
- * modules and styles under /app/{file}, and the few vendored libraries (Chart.js, its colour
- * helper, eventsource-parser) under /vendor/{file}, served from node_modules.
+ * GET /embed.js (the `<analyst-chat>` custom element for one-script-tag embedding), the app's
+ * modules and styles under /app/{file}, the skills' pages at /app/{page} with their files under
+ * /app/{skill}/{file} (sdk/pages.ts: the close board is the month_end_close skill's), and the
+ * few vendored libraries (Chart.js, its colour helper, eventsource-parser) under /vendor/{file},
+ * served from node_modules.
  *
  * Scripts and styles may be loaded from any origin (dashboards import /embed.js as a module,
  * which the browser fetches in CORS mode); they are public code, so `*` and no credentials.
@@ -15,6 +16,8 @@ import path from 'node:path';
 import { Router, type Response } from 'express';
 import { projectRoot } from '../../config/config.ts';
 import type { Logger } from '../../logging/logger.ts';
+import type { SkillRegistry } from '../../skills/registry.ts';
+import { PAGE_NAME, WEB_FILE_NAME, webFolder } from '../../skills/sdk/pages.ts';
 import { sendProblem } from '../problem.ts';
 
 const webDirectory = path.join(projectRoot, 'web');
@@ -37,9 +40,6 @@ const contentTypes: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
 };
-
-/** The close board's page: GET /app/checks (web/checks.html). */
-const boardPage = 'checks';
 
 /** Names of files under /app: flat, lower-case, a known extension (nothing else is reachable). */
 const appFileName = /^[a-z0-9][a-z0-9-]*\.(js|css|svg)$/;
@@ -130,7 +130,7 @@ function sendAsset(response: Response, body: string | Buffer, extension: string)
 }
 
 async function sendPage(response: Response, file: string, framable: boolean): Promise<void> {
-  const html = await readFile(path.join(webDirectory, file));
+  const html = await readFile(file);
   response.setHeader('content-security-policy', framable ? pagePolicy : `${pagePolicy}; frame-ancestors 'self'`);
   response.setHeader('x-content-type-options', 'nosniff');
   response.setHeader('referrer-policy', 'no-referrer');
@@ -138,12 +138,25 @@ async function sendPage(response: Response, file: string, framable: boolean): Pr
   response.type('text/html; charset=utf-8').send(html);
 }
 
-export function webRoutes(services: { logger: Logger }): Router {
+/**
+ * Whether a request is for a page dashboards may put in an iframe: /embed, or a skill's page
+ * declared framable. Reads the registry at each call (skill reloads).
+ * @example
+ * framablePage(registry, '/app/checks'); // true: the close board is declared framable
+ */
+export function framablePage(registry: SkillRegistry, requestPath: string): boolean {
+  if (requestPath === '/embed') return true;
+  const name = /^\/app\/([^/]+)$/.exec(requestPath)?.[1];
+  return name !== undefined && PAGE_NAME.test(name) && registry.page(name)?.page.framable === true;
+}
+
+/** The routes; `services.registry` is read at each request, so a skill reload changes the pages. */
+export function webRoutes(services: { logger: Logger; readonly registry: SkillRegistry }): Router {
   const router = Router();
   const vendorCache = new Map<string, Promise<string>>();
 
   router.get('/', async (_request, response) => {
-    await sendPage(response, 'index.html', false);
+    await sendPage(response, path.join(webDirectory, 'index.html'), false);
   });
 
   // For iframes on dashboard pages: no frame-ancestors restriction.
@@ -154,7 +167,7 @@ export function webRoutes(services: { logger: Logger }): Router {
       response.redirect(308, `../embed${query >= 0 ? request.originalUrl.slice(query) : ''}`);
       return;
     }
-    await sendPage(response, 'embed.html', true);
+    await sendPage(response, path.join(webDirectory, 'embed.html'), true);
   });
 
   router.get('/embed.js', async (_request, response) => {
@@ -163,16 +176,17 @@ export function webRoutes(services: { logger: Logger }): Router {
 
   router.get('/app/:file', async (request, response) => {
     const name = request.params.file;
-    // The close board is a page among its modules, so its relative URLs (board.js) need no `app/`.
-    // Served here rather than by a route of its own: the API description lists /app/{file} once.
-    if (name === boardPage) {
+    // A skill's page sits among the app's modules, so its relative URLs (`month_end_close/board.js`,
+    // and `../dom.js` from there) need no `app/`. Served here rather than by a route of its own:
+    // the API description lists /app/{file} once.
+    const page = PAGE_NAME.test(name) ? services.registry.page(name) : undefined;
+    if (page) {
       if (request.path.endsWith('/')) {
         const query = request.originalUrl.indexOf('?');
-        response.redirect(308, `../${boardPage}${query >= 0 ? request.originalUrl.slice(query) : ''}`);
+        response.redirect(308, `../${name}${query >= 0 ? request.originalUrl.slice(query) : ''}`);
         return;
       }
-      // For iframes on dashboard pages, like /embed: no frame-ancestors restriction.
-      await sendPage(response, 'checks.html', true);
+      await sendPage(response, path.join(webFolder(page.skill.directory), `${name}.html`), page.page.framable === true);
       return;
     }
     let body: Buffer | undefined;
@@ -182,6 +196,19 @@ export function webRoutes(services: { logger: Logger }): Router {
       return;
     }
     sendAsset(response, body, path.extname(name));
+  });
+
+  // A skill's scripts, styles and images, from its web/ folder (enabled skills only).
+  router.get('/app/:skill/:file', async (request, response) => {
+    const { skill: skillName, file } = request.params;
+    const skill = services.registry.skill(skillName);
+    let body: Buffer | undefined;
+    if (skill && WEB_FILE_NAME.test(file)) body = await readFile(path.join(webFolder(skill.directory), file)).catch(() => undefined);
+    if (!body) {
+      sendProblem(response, 'notFound', `No file '${file}' of a skill '${skillName}' in the web app.`);
+      return;
+    }
+    sendAsset(response, body, path.extname(file));
   });
 
   router.get('/vendor/:file', async (request, response) => {

@@ -10,6 +10,7 @@ import type { DataAccess } from '../../data/dataAccess.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { PresentationSpec } from '../presentation.ts';
 import type { QuestionForm } from '../questionForms.ts';
+import type { SkillPage } from './pages.ts';
 import type { SkillRecords } from './records.ts';
 import type { ScheduleDefinition } from './schedules.ts';
 
@@ -189,6 +190,8 @@ export interface SkillModule {
   questions?: QuestionForm[];
   /** Work the service runs on a schedule, once per due slot across instances (sdk/schedules.ts). */
   schedules?: ScheduleDefinition[];
+  /** Pages the skill serves beside the chat, from its web/ folder (sdk/pages.ts). */
+  pages?: SkillPage[];
 }
 
 /**

@@ -1,14 +1,15 @@
 /**
- * The close board's words and chart series (web/app/board-text.js, no browser): what a row and
- * the history say for each status, difference, open item and sign-off, and how the trend of a
- * check's difference becomes one chart per currency (amounts of two currencies never share an axis).
+ * The close board's words and chart series (web/board-text.js, a plain ES module: no browser):
+ * what a row and the history say for each status, difference, open item and sign-off, and how the
+ * trend of a check's difference becomes one chart per currency (amounts of two currencies never
+ * share an axis).
  */
 import { describe, expect, it } from 'vitest';
-import { webModule } from './support/modules.ts';
 
 type Difference = { period: string; currency?: string; difference: number };
 type Chart = { type: string; currency: string; unit?: string; label: string; labels: string[]; datasets: { label: string; data: (number | null)[] }[] };
-const text = await webModule<{
+// The module runs in Node too (it touches no DOM); it has no types, so the test declares them.
+const text = (await import('../web/board-text.js' as string)) as {
   statusLabel(status: unknown): { status: string; words: string; symbol: string };
   formatAmount(value: number, currency?: string, options?: { locale?: string }): string;
   differenceLines(differences: Difference[], options?: { locale?: string }): { text: string; zero: boolean }[];
@@ -19,7 +20,7 @@ const text = await webModule<{
   triggerText(trigger: unknown): string;
   trendCharts(trend: (Difference & { at: string })[], options?: { locale?: string; timeZone?: string }): Chart[];
   countsText(counts: Record<string, number>, total: number): string;
-}>('board-text.js');
+};
 
 /** Intl writes some spaces as no-break or narrow spaces; compare as a reader would. */
 const plain = (value: string) => value.replace(/[\u00a0\u202f]/g, ' ');

@@ -4,7 +4,7 @@
  * a line for what the last Run now said (or why it failed). Every field carries its label, shown
  * when the rows stack (a phone, a narrow iframe) and read by screen readers in the wide table.
  */
-import { h, uniqueId } from './dom.js';
+import { h, uniqueId } from '../dom.js';
 import { differenceLines, formatDateTime, openItemsText, signoffText, statusLabel } from './board-text.js';
 
 /**

@@ -4,7 +4,7 @@
  * schedules and the trend of a check's difference. Pure functions without the DOM, so the
  * board's rows, its history panel and the unit tests (test/web/board.test.ts) read them alike.
  */
-import { formatNumber } from './format.js';
+import { formatNumber } from '../format.js';
 
 /** A check's status as words (never colour alone) and a shape that tells them apart at a glance. */
 const STATUSES = {

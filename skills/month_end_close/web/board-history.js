@@ -4,10 +4,10 @@
  * currencies never share an axis), the runs, the differences still open with their age, and
  * the sign-offs. Charts are drawn with charts.js (Chart.js from /vendor), as in the chat.
  */
-import { drawChart } from './charts.js';
-import { append, h } from './dom.js';
+import { drawChart } from '../charts.js';
+import { append, h } from '../dom.js';
 import { differenceLines, formatDateTime, signoffText, statusLabel, trendCharts, triggerText } from './board-text.js';
-import { watchOverflow } from './views.js';
+import { watchOverflow } from '../views.js';
 
 /**
  * Fills `container` with `history` and draws its charts.

@@ -14,9 +14,9 @@ import { createBoardApi } from './board-api.js';
 import { renderHistory } from './board-history.js';
 import { createCheckRow } from './board-row.js';
 import { countsText } from './board-text.js';
-import { append, h, uniqueId } from './dom.js';
-import { canonicalLocale } from './format.js';
-import { createStatus } from './status.js';
+import { append, h, uniqueId } from '../dom.js';
+import { canonicalLocale } from '../format.js';
+import { createStatus } from '../status.js';
 
 /**
  * Mounts the board in `container` and loads the checks.

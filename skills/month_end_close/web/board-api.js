@@ -3,8 +3,8 @@
  * key), and what went wrong in words a controller can act on: the tool's own message and hint
  * for a refusal, how to pass a key for a 401, errors.js's wording for anything else.
  */
-import { ApiError, createClient } from './api.js';
-import { describeError } from './errors.js';
+import { ApiError, createClient } from '../api.js';
+import { describeError } from '../errors.js';
 
 /**
  * A client for the board.
