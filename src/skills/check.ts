@@ -62,7 +62,8 @@ export interface CheckReport {
   warnings: SkillProblem[];
 }
 
-interface DeclaredTool {
+/** A tool or page a skill declares, and where. */
+interface Declaration {
   skill: string;
   name: string;
   file: string;
@@ -81,7 +82,8 @@ export async function checkSkills(directory: string, options: CheckOptions = {})
   const testDirectories = options.testDirectories ?? [path.join(projectRoot, 'test')];
   const sharedTests = testFiles(testDirectories);
   const skills: CheckedSkill[] = [];
-  const declared: DeclaredTool[] = [];
+  const declared: Declaration[] = [];
+  const pages: Declaration[] = [];
   const warnings: SkillProblem[] = [];
   for (const folder of folders) {
     const skillDirectory = path.join(directory, folder);
@@ -90,6 +92,7 @@ export async function checkSkills(directory: string, options: CheckOptions = {})
     warnings.push(...result.warnings);
     skills.push({ name: folder, directory: skillDirectory, enabled: result.enabled, tools: result.tools.map((t) => t.name) });
     declared.push(...result.tools);
+    pages.push(...(result.pages ?? []));
     const tests = [...testFiles([skillDirectory]), ...sharedTests];
     for (const tool of result.tools) {
       if (!tests.some((test) => mentionsTool(test.text, tool.name))) {
@@ -102,7 +105,7 @@ export async function checkSkills(directory: string, options: CheckOptions = {})
     }
   }
   // The same tool name in two places: report each declaration, pointing at the other.
-  const byName = new Map<string, DeclaredTool[]>();
+  const byName = new Map<string, Declaration[]>();
   for (const tool of declared) byName.set(tool.name, [...(byName.get(tool.name) ?? []), tool]);
   for (const [name, tools] of byName) {
     if (tools.length < 2) continue;
@@ -111,10 +114,15 @@ export async function checkSkills(directory: string, options: CheckOptions = {})
       problems.push({ file: tool.file, line: tool.line, message: `tool name '${name}' is also declared by ${others.join(', ')}; tool names must be unique across skills` });
     }
   }
+  // The same page name in two skills (within one, pageProblems reports it): /app/<name> is one URL.
+  for (const page of pages) {
+    const others = pages.filter((other) => other.name === page.name && other.skill !== page.skill).map((other) => `skill '${other.skill}' (${display(other.file)}:${other.line})`);
+    if (others.length) problems.push({ file: page.file, line: page.line, message: `page name '${page.name}' is also declared by ${others.join(', ')}; pages are served at /app/<name>, so their names must be unique across skills` });
+  }
   return { skills, problems: dedupe(problems), warnings };
 }
 
-async function checkSkill(directory: string, fresh: boolean): Promise<{ problems: SkillProblem[]; warnings: SkillProblem[]; tools: DeclaredTool[]; enabled: boolean }> {
+async function checkSkill(directory: string, fresh: boolean): Promise<{ problems: SkillProblem[]; warnings: SkillProblem[]; tools: Declaration[]; pages?: Declaration[]; enabled: boolean }> {
   const folder = path.basename(directory);
   const problems: SkillProblem[] = [];
   const warnings: SkillProblem[] = [];
@@ -163,7 +171,7 @@ async function checkSkill(directory: string, fresh: boolean): Promise<{ problems
     return { problems, warnings, tools: [], enabled };
   }
   const sources = sourceFiles(directory);
-  const declared: DeclaredTool[] = [];
+  const declared: Declaration[] = [];
   const seen: string[] = [];
   tools.forEach((tool: unknown, index) => {
     const name = typeof (tool as { name?: unknown } | null)?.name === 'string' ? (tool as { name: string }).name : undefined;
@@ -193,7 +201,9 @@ async function checkSkill(directory: string, fresh: boolean): Promise<{ problems
     // The export's own problems (schedules, pages), as startup reports them.
     else if (problem.tool === undefined) problems.push({ file: modulePath, line: exportLine, message: problem.message });
   }
-  return { problems, warnings, tools: declared, enabled };
+  const declaredPages = Array.isArray(module.default?.pages) ? module.default.pages : [];
+  const pages = [...new Set(declaredPages.map((page) => page?.name).filter((name): name is string => typeof name === 'string'))].map((name) => ({ skill: folder, name, file: modulePath, line: exportLine }));
+  return { problems, warnings, tools: declared, pages, enabled };
 }
 
 /** Tokens of the definition the model is sent (undefined when its schema cannot be expressed: a problem already). */

@@ -6,6 +6,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../logging/logger.ts';
+import { isEditorFile } from '../shared/editorFiles.ts';
 
 export interface SkillWatcherOptions {
   directory: string;
@@ -31,7 +32,7 @@ function ignored(filename: string | null): boolean {
   if (!filename) return false;
   const parts = filename.split(/[\\/]/);
   const base = parts.at(-1) ?? '';
-  return parts.some((part) => part === 'node_modules' || part === '.git') || /(^\.#|~$|\.sw[a-p]$|^4913$|\.tmp$)/.test(base) || base === '.DS_Store';
+  return parts.some((part) => part === 'node_modules' || part === '.git') || isEditorFile(base);
 }
 
 export function watchSkills(options: SkillWatcherOptions): SkillWatcher {

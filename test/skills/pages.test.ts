@@ -5,7 +5,7 @@
  * the skill is disabled. A page declared without its file, a stray file in web/, or one name
  * taken by two skills stops startup (and `npm run skill:check`) with the file to fix.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import supertest from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -57,7 +57,16 @@ async function start(skillsDirectory: string, disabled = ''): Promise<ReturnType
 describe("a skill's page, served", () => {
   it('is served at /app/<name> under the strict policy, kept to its own origin, its files beside it', async () => {
     const root = temporaryDirectory();
-    writeSkill(root, 'team_notes', "[{ name: 'notes', title: 'Team notes' }]", { 'notes.html': notesPage, 'notes.js': notesModule, 'notes.css': 'p { margin: 0 }' });
+    // Files editors and the system leave beside them are no reason to refuse the skill.
+    writeSkill(root, 'team_notes', "[{ name: 'notes', title: 'Team notes' }]", {
+      'notes.html': notesPage,
+      'notes.js': notesModule,
+      'notes.css': 'p { margin: 0 }',
+      'logo.svg': '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+      '.DS_Store': '',
+      '.notes.js.swp': '',
+      'notes.js~': '',
+    });
     const api = await start(root);
     const page = await api.get('/app/notes');
     expect(page.status).toBe(200);
@@ -73,11 +82,20 @@ describe("a skill's page, served", () => {
     // Its import of the app's own module resolves from there.
     expect((await api.get('/app/dom.js')).status).toBe(200);
     expect((await api.get('/app/team_notes/notes.css')).headers['content-type']).toBe('text/css; charset=utf-8');
+    // An image opened on its own may draw, never run script.
+    const logo = await api.get('/app/team_notes/logo.svg');
+    expect(logo.headers['content-type']).toBe('image/svg+xml');
+    expect(logo.headers['content-security-policy']).toBe("default-src 'none'; style-src 'unsafe-inline'");
     const skills = await api.get('/skills');
     expect(skills.body.skills.find((skill: { name: string }) => skill.name === 'team_notes').pages).toEqual([{ name: 'notes', title: 'Team notes', path: '/app/notes', framable: false }]);
     const slash = await api.get('/app/notes/?x=1');
     expect(slash.status).toBe(308);
     expect(slash.headers.location).toBe('../notes?x=1');
+    // Deleted while the service runs: a 404 that says which file, not a server error.
+    rmSync(path.join(root, 'team_notes', 'web', 'notes.html'));
+    const gone = await api.get('/app/notes');
+    expect(gone.status).toBe(404);
+    expect(gone.body.detail).toBe("The page 'notes' of the skill 'team_notes' has no file web/notes.html.");
   });
 
   it('may be framed by dashboards when declared framable', async () => {
@@ -94,6 +112,8 @@ describe("a skill's page, served", () => {
     writeSkill(root, 'team_notes', "[{ name: 'notes', title: 'Team notes' }]", { 'notes.html': notesPage, 'notes.js': notesModule });
     writeSkill(root, 'other_skill', '[]', {});
     const enabled = await start(root);
+    expect((await enabled.get('/app/no_skill/notes.js')).body.detail).toBe("No enabled skill 'no_skill' serves files (GET /skills lists the skills).");
+    expect((await enabled.get('/app/team_notes/missing.js')).body.detail).toBe("The skill 'team_notes' has no file 'missing.js' in its web folder.");
     for (const url of ['/app/team_notes/index.ts', '/app/team_notes/SKILL.md', '/app/team_notes/notes.html', '/app/team_notes/..%2Findex.ts', '/app/team_notes/missing.js', '/app/no_skill/notes.js', '/app/other']) {
       const response = await enabled.get(url);
       expect(response.status, url).toBe(404);
@@ -115,6 +135,8 @@ describe("a skill's page, declared wrongly", () => {
     ['no title', "[{ name: 'notes', title: ' ' }]", { 'notes.html': notesPage }, /pages\[0\]: title must say what the page is/],
     ['an HTML file no page declares', '[]', { 'notes.html': notesPage }, /web\/notes\.html: not a declared page; add \{ name: 'notes', title \}/],
     ['a file the service would not serve', "[{ name: 'notes', title: 'Team notes' }]", { 'notes.html': notesPage, 'Notes.JS': notesModule }, /web\/Notes\.JS: the service serves only flat, lower-case/],
+    ['an HTML file whose name is no page name', '[]', { 'Notes.html': notesPage }, /web\/Notes\.html: not a page name the service serves; rename it to lower-case/],
+    ['web files of a skill that declares no pages', 'undefined', { 'notes.html': notesPage }, /web\/notes\.html: not a declared page/],
   ])('%s stops startup and skill:check, naming the fix', async (_case, pages, web, message) => {
     const root = temporaryDirectory();
     writeSkill(root, 'team_notes', pages, web);
@@ -123,12 +145,21 @@ describe("a skill's page, declared wrongly", () => {
     expect(report.problems.map((problem) => problem.message).join('\n')).toMatch(message);
   });
 
-  it('one page name taken by two skills stops startup, naming both', async () => {
+  it('a symbolic link in web/ stops startup: it could point anywhere', async () => {
+    const root = temporaryDirectory();
+    writeSkill(root, 'team_notes', "[{ name: 'notes', title: 'Team notes' }]", { 'notes.html': notesPage });
+    symlinkSync(path.join(root, 'team_notes', 'SKILL.md'), path.join(root, 'team_notes', 'web', 'notes.js'));
+    expect(await loadError(root)).toMatch(/web\/notes\.js: a symbolic link; the service serves only the folder's own files/);
+  });
+
+  it('one page name taken by two skills stops startup and skill:check, naming both', async () => {
     const root = temporaryDirectory();
     writeSkill(root, 'team_notes', "[{ name: 'notes', title: 'Team notes' }]", { 'notes.html': notesPage });
     writeSkill(root, 'more_notes', "[{ name: 'notes', title: 'More notes' }]", { 'notes.html': notesPage });
     const skills = await loadSkills(root);
     expect(() => new SkillRegistry(skills)).toThrow(ConfigurationError);
     expect(() => new SkillRegistry(skills)).toThrow(/Duplicate page 'notes': declared by skill 'more_notes' .* and skill 'team_notes'/);
+    const messages = (await checkSkills(root, { testDirectories: [] })).problems.map((problem) => problem.message);
+    expect(messages).toEqual(expect.arrayContaining([expect.stringMatching(/^page name 'notes' is also declared by skill 'team_notes' \(.*index\.ts:\d+\)/), expect.stringMatching(/^page name 'notes' is also declared by skill 'more_notes'/)]));
   });
 });

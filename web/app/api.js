@@ -1,7 +1,7 @@
 /**
- * The service's HTTP API as the chat and the close board use it: POST /chat as a Server-Sent
+ * The service's HTTP API as the chat and the skills' pages use it: POST /chat as a Server-Sent
  * Events stream (or a plain JSON answer when the server does not stream), GET/DELETE
- * /sessions/{id}, and POST /tools/{name} (the board calls the close tools directly).
+ * /sessions/{id}, and POST /tools/{name} (a page calls its skill's tools directly).
  * Errors are problem documents (RFC 9457), thrown as ApiError.
  */
 import { createParser } from '../vendor/eventsource-parser.js';

@@ -10,7 +10,7 @@
  * which the browser fetches in CORS mode); they are public code, so `*` and no credentials.
  * Calls to the API itself are governed by the service's CORS settings, not by these headers.
  */
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Router, type Response } from 'express';
@@ -124,13 +124,21 @@ function sendAsset(response: Response, body: string | Buffer, extension: string)
   response.setHeader('access-control-allow-origin', '*');
   response.setHeader('cross-origin-resource-policy', 'cross-origin');
   response.setHeader('x-content-type-options', 'nosniff');
+  // An SVG opened on its own is a document that could run script: it may only draw.
+  if (extension === '.svg') response.setHeader('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'");
   // Revalidate every time (cheap: ETag and 304); upgrades and edits show at once.
   response.setHeader('cache-control', 'no-cache');
   response.type(contentTypes[extension] ?? 'application/octet-stream').send(body);
 }
 
-async function sendPage(response: Response, file: string, framable: boolean): Promise<void> {
-  const html = await readFile(file);
+/** A file of a skill's web/ folder, or undefined when it is missing or not a plain file (a link could point anywhere). */
+async function skillFile(skillDirectory: string, file: string): Promise<Buffer | undefined> {
+  const location = path.join(webFolder(skillDirectory), file);
+  const found = await lstat(location).catch(() => undefined);
+  return found?.isFile() ? await readFile(location).catch(() => undefined) : undefined;
+}
+
+function sendPage(response: Response, html: Buffer, framable: boolean): void {
   response.setHeader('content-security-policy', framable ? pagePolicy : `${pagePolicy}; frame-ancestors 'self'`);
   response.setHeader('x-content-type-options', 'nosniff');
   response.setHeader('referrer-policy', 'no-referrer');
@@ -156,7 +164,7 @@ export function webRoutes(services: { logger: Logger; readonly registry: SkillRe
   const vendorCache = new Map<string, Promise<string>>();
 
   router.get('/', async (_request, response) => {
-    await sendPage(response, path.join(webDirectory, 'index.html'), false);
+    sendPage(response, await readFile(path.join(webDirectory, 'index.html')), false);
   });
 
   // For iframes on dashboard pages: no frame-ancestors restriction.
@@ -167,7 +175,7 @@ export function webRoutes(services: { logger: Logger; readonly registry: SkillRe
       response.redirect(308, `../embed${query >= 0 ? request.originalUrl.slice(query) : ''}`);
       return;
     }
-    await sendPage(response, path.join(webDirectory, 'embed.html'), true);
+    sendPage(response, await readFile(path.join(webDirectory, 'embed.html')), true);
   });
 
   router.get('/embed.js', async (_request, response) => {
@@ -186,7 +194,10 @@ export function webRoutes(services: { logger: Logger; readonly registry: SkillRe
         response.redirect(308, `../${name}${query >= 0 ? request.originalUrl.slice(query) : ''}`);
         return;
       }
-      await sendPage(response, path.join(webFolder(page.skill.directory), `${name}.html`), page.page.framable === true);
+      const html = await skillFile(page.skill.directory, `${name}.html`);
+      // Deleted since the skill loaded (a reload that failed keeps the old declaration).
+      if (!html) sendProblem(response, 'notFound', `The page '${name}' of the skill '${page.skill.name}' has no file web/${name}.html.`);
+      else sendPage(response, html, page.page.framable === true);
       return;
     }
     let body: Buffer | undefined;
@@ -202,10 +213,13 @@ export function webRoutes(services: { logger: Logger; readonly registry: SkillRe
   router.get('/app/:skill/:file', async (request, response) => {
     const { skill: skillName, file } = request.params;
     const skill = services.registry.skill(skillName);
-    let body: Buffer | undefined;
-    if (skill && WEB_FILE_NAME.test(file)) body = await readFile(path.join(webFolder(skill.directory), file)).catch(() => undefined);
+    if (!skill) {
+      sendProblem(response, 'notFound', `No enabled skill '${skillName}' serves files (GET /skills lists the skills).`);
+      return;
+    }
+    const body = WEB_FILE_NAME.test(file) ? await skillFile(skill.directory, file) : undefined;
     if (!body) {
-      sendProblem(response, 'notFound', `No file '${file}' of a skill '${skillName}' in the web app.`);
+      sendProblem(response, 'notFound', `The skill '${skillName}' has no file '${file}' in its web folder.`);
       return;
     }
     sendAsset(response, body, path.extname(file));

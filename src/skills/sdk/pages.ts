@@ -15,6 +15,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { isEditorFile } from '../../shared/editorFiles.ts';
 
 export interface SkillPage {
   /** Lower-case letters, digits and hyphens: the page is `web/<name>.html`, served at `/app/<name>`. */
@@ -31,45 +32,61 @@ export const PAGE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 /** A file of a skill's web folder the service serves: flat, lower-case, a script, style or image. */
 export const WEB_FILE_NAME = /^[a-z0-9][a-z0-9-]{0,63}\.(js|css|svg)$/;
 
-/** The folder of a skill's pages and their files. */
+/**
+ * The folder of a skill's pages and their files.
+ * @example
+ * webFolder('skills/month_end_close'); // 'skills/month_end_close/web'
+ */
 export const webFolder = (skillDirectory: string) => path.join(skillDirectory, 'web');
 
 /**
- * What is wrong with a skill's `pages` (none when it declares none): each needs a valid name, a
- * title and, when the skill's folder is given, its `web/<name>.html`; no name twice. The other
- * files of `web/` must have names the service serves (it would quietly answer 404 otherwise).
+ * What is wrong with a skill's `pages` and its web/ folder: each page needs a valid name, a title
+ * and, when the skill's folder is given, its `web/<name>.html`; no name twice. Every other file
+ * of `web/` must be one the service serves (it would quietly answer 404 otherwise), and none may
+ * be a symbolic link (it could point anywhere). Editors' and dot files are left alone.
  * @example
- * pageProblems([{ name: 'Checks', title: '' }], 'skills/month_end_close');
- * // ["pages[0]: name must be lower-case letters, digits and hyphens (it is the page's URL, /app/<name>), not 'Checks'", 'pages[0]: title must say what the page is']
+ * pageProblems([{ name: 'Checks', title: '' }]);
+ * // ['pages[0]: name must be lower-case letters, digits and hyphens (it is the page\'s URL, /app/<name>), not "Checks"', 'pages[0]: title must say what the page is']
  */
 export function pageProblems(pages: unknown, skillDirectory?: string): string[] {
-  if (pages === undefined) return [];
-  if (!Array.isArray(pages)) return ['pages must be a list of { name, title, framable? }'];
   const problems: string[] = [];
-  const seen = new Set<string>();
-  pages.forEach((page: unknown, index) => {
+  const declared = new Set<string>();
+  if (pages !== undefined && !Array.isArray(pages)) problems.push('pages must be a list of { name, title, framable? }');
+  (Array.isArray(pages) ? pages : []).forEach((page: unknown, index) => {
     const { name, title, framable } = (page ?? {}) as Partial<Record<keyof SkillPage, unknown>>;
     if (typeof name !== 'string' || !PAGE_NAME.test(name)) {
       problems.push(`pages[${index}]: name must be lower-case letters, digits and hyphens (it is the page's URL, /app/<name>), not ${JSON.stringify(name)}`);
-    } else if (seen.has(name)) {
+    } else if (declared.has(name)) {
       problems.push(`pages[${index}]: the page '${name}' is declared twice`);
     } else {
-      seen.add(name);
+      declared.add(name);
       const file = skillDirectory && path.join(webFolder(skillDirectory), `${name}.html`);
       if (file && !existsSync(file)) problems.push(`pages[${index}]: ${file} is missing (a page is web/<name>.html in the skill's folder)`);
     }
     if (typeof title !== 'string' || title.trim() === '') problems.push(`pages[${index}]: title must say what the page is`);
     if (framable !== undefined && typeof framable !== 'boolean') problems.push(`pages[${index}]: framable must be true or false`);
   });
-  if (skillDirectory && existsSync(webFolder(skillDirectory)) && statSync(webFolder(skillDirectory)).isDirectory()) {
-    const pageFiles = new Set([...seen].map((name) => `${name}.html`));
-    for (const file of readdirSync(webFolder(skillDirectory))) {
-      if (pageFiles.has(file) || WEB_FILE_NAME.test(file)) continue;
+  if (skillDirectory) problems.push(...webFolderProblems(webFolder(skillDirectory), declared));
+  return problems;
+}
+
+/** The files of a web/ folder the service would not serve as they are. */
+function webFolderProblems(folder: string, pages: ReadonlySet<string>): string[] {
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) return [];
+  const problems: string[] = [];
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const file = entry.name;
+    if (file.startsWith('.') || isEditorFile(file)) continue;
+    if (entry.isSymbolicLink()) problems.push(`web/${file}: a symbolic link; the service serves only the folder's own files, so copy the file in`);
+    else if (file.endsWith('.html') && !pages.has(file.slice(0, -5))) {
+      const name = file.slice(0, -5);
       problems.push(
-        file.endsWith('.html')
-          ? `web/${file}: not a declared page; add { name: '${file.slice(0, -5)}', title } to the skill's pages, or remove it`
-          : `web/${file}: the service serves only flat, lower-case .js, .css and .svg files beside the pages; rename or remove it`,
+        PAGE_NAME.test(name)
+          ? `web/${file}: not a declared page; add { name: '${name}', title } to the skill's pages, or remove it`
+          : `web/${file}: not a page name the service serves; rename it to lower-case letters, digits and hyphens and declare it in pages`,
       );
+    } else if (!file.endsWith('.html') && !WEB_FILE_NAME.test(file)) {
+      problems.push(`web/${file}: the service serves only flat, lower-case .js, .css and .svg files beside the pages; rename or remove it`);
     }
   }
   return problems;
