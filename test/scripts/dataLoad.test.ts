@@ -113,6 +113,9 @@ describe('data:load into PostgreSQL', () => {
       const types = (await client.query("SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_name = 'fi_reporting' AND column_name IN ('compcode', 'docline', 'cs_trn_lc', 'quantity') ORDER BY column_name", [])).rows;
       expect(types.map((row) => Object.values(row))).toEqual([['compcode', 'text', 'NO'], ['cs_trn_lc', 'double precision', 'NO'], ['docline', 'bigint', 'NO'], ['quantity', 'double precision', 'YES']]);
       expect((await client.query("SELECT COUNT(*)::int AS n FROM pg_stats WHERE tablename = 'fi_reporting'")).rows[0].n).toBeGreaterThan(0); // ANALYZE ran
+      // VACUUM ran, not left to the first queries and an autovacuum beside them (its statistics
+      // reach other sessions once the loading session has ended: polled).
+      await expect.poll(async () => (await client.query("SELECT last_vacuum IS NOT NULL AS vacuumed FROM pg_stat_user_tables WHERE relname = 'fi_reporting'")).rows[0]?.vacuumed, { timeout: 10_000 }).toBe(true);
     });
 
     const refused = loadData({ from: SAMPLE, to: target, tables: ['fi_reporting', 'bpc_reporting'] });
