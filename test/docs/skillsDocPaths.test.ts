@@ -48,6 +48,7 @@ describe('docs/skills.md', () => {
       'presentation',
       'durable records',
       'schedules',
+      'pages beside the chat',
       'testing',
     ]);
     expect(listed.length).toBeGreaterThan(80);
