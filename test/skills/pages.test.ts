@@ -5,7 +5,7 @@
  * the skill is disabled. A page declared without its file, a stray file in web/, or one name
  * taken by two skills stops startup (and `npm run skill:check`) with the file to fix.
  */
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import supertest from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -96,6 +96,10 @@ describe("a skill's page, served", () => {
     const gone = await api.get('/app/notes');
     expect(gone.status).toBe(404);
     expect(gone.body.detail).toBe("The page 'notes' of the skill 'team_notes' has no file web/notes.html.");
+    // A web/ folder turned into a link since startup serves nothing.
+    renameSync(path.join(root, 'team_notes', 'web'), path.join(root, 'team_notes', 'web-elsewhere'));
+    symlinkSync(path.join(root, 'team_notes', 'web-elsewhere'), path.join(root, 'team_notes', 'web'));
+    expect((await api.get('/app/team_notes/notes.js')).status).toBe(404);
   });
 
   it('may be framed by dashboards when declared framable', async () => {
@@ -150,6 +154,12 @@ describe("a skill's page, declared wrongly", () => {
     writeSkill(root, 'team_notes', "[{ name: 'notes', title: 'Team notes' }]", { 'notes.html': notesPage });
     symlinkSync(path.join(root, 'team_notes', 'SKILL.md'), path.join(root, 'team_notes', 'web', 'notes.js'));
     expect(await loadError(root)).toMatch(/web\/notes\.js: a symbolic link; the service serves only the folder's own files/);
+    // …and so is a web/ folder that is a link.
+    const linked = temporaryDirectory();
+    writeSkill(linked, 'team_notes', '[]', {});
+    rmSync(path.join(linked, 'team_notes', 'web'), { recursive: true });
+    symlinkSync(root, path.join(linked, 'team_notes', 'web'));
+    expect(await loadError(linked)).toMatch(/web: a symbolic link; the service serves only the skill's own folder/);
   });
 
   it('one page name taken by two skills stops startup and skill:check, naming both', async () => {

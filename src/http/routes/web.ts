@@ -133,9 +133,10 @@ function sendAsset(response: Response, body: string | Buffer, extension: string)
 
 /** A file of a skill's web/ folder, or undefined when it is missing or not a plain file (a link could point anywhere). */
 async function skillFile(skillDirectory: string, file: string): Promise<Buffer | undefined> {
-  const location = path.join(webFolder(skillDirectory), file);
-  const found = await lstat(location).catch(() => undefined);
-  return found?.isFile() ? await readFile(location).catch(() => undefined) : undefined;
+  const folder = webFolder(skillDirectory);
+  const location = path.join(folder, file);
+  const [folderFound, found] = await Promise.all([lstat(folder).catch(() => undefined), lstat(location).catch(() => undefined)]);
+  return folderFound?.isDirectory() && found?.isFile() ? await readFile(location).catch(() => undefined) : undefined;
 }
 
 function sendPage(response: Response, html: Buffer, framable: boolean): void {

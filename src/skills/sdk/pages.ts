@@ -13,7 +13,7 @@
  *   pages: [{ name: 'checks', title: 'Close board', framable: true }], // web/checks.html at /app/checks
  * });
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isEditorFile } from '../../shared/editorFiles.ts';
 
@@ -72,7 +72,9 @@ export function pageProblems(pages: unknown, skillDirectory?: string): string[] 
 
 /** The files of a web/ folder the service would not serve as they are. */
 function webFolderProblems(folder: string, pages: ReadonlySet<string>): string[] {
-  if (!existsSync(folder) || !statSync(folder).isDirectory()) return [];
+  if (!existsSync(folder)) return [];
+  if (lstatSync(folder).isSymbolicLink()) return ["web: a symbolic link; the service serves only the skill's own folder, so make web/ a folder of the skill"];
+  if (!statSync(folder).isDirectory()) return [];
   const problems: string[] = [];
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
     const file = entry.name;
