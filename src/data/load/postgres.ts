@@ -87,10 +87,15 @@ export async function loadIntoPostgres(source: Source, tables: SourceTable[], ur
     // Fresh statistics, so the planner uses the new indexes right away; and the pages marked
     // all-visible now, not by the first queries and an autovacuum running beside them (fresh rows
     // slowed the first comparisons of 10 M keys by a third), so index-only scans apply at once.
+    // The rows are committed by now: a failure here (a timeout, a lost connection) is a note with
+    // the command to run, not a failed load that a second run would refuse as already there.
     const started = performance.now();
-    await client.query(`VACUUM (ANALYZE) ${tables.map((table) => quoteIdentifier(table.name)).join(', ')}`);
-    const last = results.at(-1);
-    if (last) last.notes.push(`VACUUM (ANALYZE) of ${tables.length} table(s): ${Math.round(performance.now() - started)} ms`);
+    const names = tables.map((table) => quoteIdentifier(table.name)).join(', ');
+    const note = await client.query(`VACUUM (ANALYZE) ${names}`).then(
+      () => `VACUUM (ANALYZE) of ${tables.length} table(s): ${Math.round(performance.now() - started)} ms`,
+      (error: unknown) => `VACUUM (ANALYZE) failed (${(error as Error).message}); the rows are loaded: run VACUUM (ANALYZE) ${names} before querying them`,
+    );
+    results.at(-1)?.notes.push(note);
     return results;
   } finally {
     await client.end();
