@@ -104,22 +104,25 @@ export async function checkSkills(directory: string, options: CheckOptions = {})
       }
     }
   }
-  // The same tool name in two places: report each declaration, pointing at the other.
-  const byName = new Map<string, Declaration[]>();
-  for (const tool of declared) byName.set(tool.name, [...(byName.get(tool.name) ?? []), tool]);
-  for (const [name, tools] of byName) {
-    if (tools.length < 2) continue;
-    for (const tool of tools) {
-      const others = tools.filter((other) => other !== tool).map((other) => `skill '${other.skill}' (${display(other.file)}:${other.line})`);
-      problems.push({ file: tool.file, line: tool.line, message: `tool name '${name}' is also declared by ${others.join(', ')}; tool names must be unique across skills` });
-    }
-  }
-  // The same page name in two skills (within one, pageProblems reports it): /app/<name> is one URL.
-  for (const page of pages) {
-    const others = pages.filter((other) => other.name === page.name && other.skill !== page.skill).map((other) => `skill '${other.skill}' (${display(other.file)}:${other.line})`);
-    if (others.length) problems.push({ file: page.file, line: page.line, message: `page name '${page.name}' is also declared by ${others.join(', ')}; pages are served at /app/<name>, so their names must be unique across skills` });
-  }
+  // The same name in two places: each declaration is reported, pointing at the others.
+  problems.push(...sharedNames(declared, (name, others) => `tool name '${name}' is also declared by ${others}; tool names must be unique across skills`));
+  // Pages are served at /app/<name> (a name twice within one skill is pageProblems' to report).
+  problems.push(...sharedNames(pages, (name, others) => `page name '${name}' is also declared by ${others}; pages are served at /app/<name>, so their names must be unique across skills`));
   return { skills, problems: dedupe(problems), warnings };
+}
+
+/** A problem at each declaration whose name another declaration also has, naming the others' skills and places. */
+function sharedNames(declarations: readonly Declaration[], message: (name: string, others: string) => string): SkillProblem[] {
+  const byName = new Map<string, Declaration[]>();
+  for (const declaration of declarations) byName.set(declaration.name, [...(byName.get(declaration.name) ?? []), declaration]);
+  return [...byName.values()]
+    .filter((same) => same.length > 1)
+    .flatMap((same) =>
+      same.map((declaration) => {
+        const others = same.filter((other) => other !== declaration).map((other) => `skill '${other.skill}' (${display(other.file)}:${other.line})`);
+        return { file: declaration.file, line: declaration.line, message: message(declaration.name, others.join(', ')) };
+      }),
+    );
 }
 
 async function checkSkill(directory: string, fresh: boolean): Promise<{ problems: SkillProblem[]; warnings: SkillProblem[]; tools: Declaration[]; pages?: Declaration[]; enabled: boolean }> {

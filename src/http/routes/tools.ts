@@ -41,8 +41,8 @@ export function toolRoutes(services: { readonly registry: SkillRegistry }, conve
           input_schema: registry.get(tool.name)!.inputSchema,
           output_schema: registry.get(tool.name)!.outputSchema,
         })),
-        // Pages the skill serves beside the chat (a disabled skill serves none).
-        pages: (skill.enabled === false ? [] : (skill.pages ?? [])).map((page) => ({ name: page.name, title: shown(page.title), path: `/app/${page.name}`, framable: page.framable === true })),
+        // Pages the skill serves beside the chat (a disabled skill's index.ts is not loaded: none).
+        pages: (skill.pages ?? []).map((page) => ({ name: page.name, title: shown(page.title), path: `/app/${page.name}`, framable: page.framable === true })),
       })),
     });
   });

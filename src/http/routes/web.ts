@@ -13,7 +13,7 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Router, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { projectRoot } from '../../config/config.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { SkillRegistry } from '../../skills/registry.ts';
@@ -40,9 +40,6 @@ const contentTypes: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
 };
-
-/** Names of files under /app: flat, lower-case, a known extension (nothing else is reachable). */
-const appFileName = /^[a-z0-9][a-z0-9-]*\.(js|css|svg)$/;
 
 interface VendorFile {
   /** Package whose main entry point anchors the lookup, and the file inside its dist folder. */
@@ -147,6 +144,12 @@ function sendPage(response: Response, html: Buffer, framable: boolean): void {
   response.type('text/html; charset=utf-8').send(html);
 }
 
+/** `/embed/` (or a page's name with a slash) would resolve the page's relative URLs one level too deep: 308 to the page, query kept. */
+function redirectWithoutSlash(request: Request, response: Response, page: string): void {
+  const query = request.originalUrl.indexOf('?');
+  response.redirect(308, `../${page}${query >= 0 ? request.originalUrl.slice(query) : ''}`);
+}
+
 /**
  * Whether a request is for a page dashboards may put in an iframe: /embed, or a skill's page
  * declared framable. Reads the registry at each call (skill reloads).
@@ -170,12 +173,7 @@ export function webRoutes(services: { logger: Logger; readonly registry: SkillRe
 
   // For iframes on dashboard pages: no frame-ancestors restriction.
   router.get('/embed', async (request, response) => {
-    // `/embed/` would resolve the page's relative asset URLs one level too deep.
-    if (request.path.endsWith('/')) {
-      const query = request.originalUrl.indexOf('?');
-      response.redirect(308, `../embed${query >= 0 ? request.originalUrl.slice(query) : ''}`);
-      return;
-    }
+    if (request.path.endsWith('/')) return redirectWithoutSlash(request, response, 'embed');
     sendPage(response, await readFile(path.join(webDirectory, 'embed.html')), true);
   });
 
@@ -190,11 +188,7 @@ export function webRoutes(services: { logger: Logger; readonly registry: SkillRe
     // the API description lists /app/{file} once.
     const page = PAGE_NAME.test(name) ? services.registry.page(name) : undefined;
     if (page) {
-      if (request.path.endsWith('/')) {
-        const query = request.originalUrl.indexOf('?');
-        response.redirect(308, `../${name}${query >= 0 ? request.originalUrl.slice(query) : ''}`);
-        return;
-      }
+      if (request.path.endsWith('/')) return redirectWithoutSlash(request, response, name);
       const html = await skillFile(page.skill.directory, `${name}.html`);
       // Deleted since the skill loaded (a reload that failed keeps the old declaration).
       if (!html) sendProblem(response, 'notFound', `The page '${name}' of the skill '${page.skill.name}' has no file web/${name}.html.`);
@@ -202,7 +196,8 @@ export function webRoutes(services: { logger: Logger; readonly registry: SkillRe
       return;
     }
     let body: Buffer | undefined;
-    if (appFileName.test(name)) body = await readFile(path.join(appDirectory, name)).catch(() => undefined);
+    // Names of files under /app: flat, lower-case, a known extension (nothing else is reachable), as a skill's.
+    if (WEB_FILE_NAME.test(name)) body = await readFile(path.join(appDirectory, name)).catch(() => undefined);
     if (!body) {
       sendProblem(response, 'notFound', `No file '${name}' in the web app.`);
       return;

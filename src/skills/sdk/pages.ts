@@ -79,15 +79,15 @@ function webFolderProblems(folder: string, pages: ReadonlySet<string>): string[]
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
     const file = entry.name;
     if (file.startsWith('.') || isEditorFile(file)) continue;
+    const page = file.endsWith('.html') ? file.slice(0, -5) : undefined;
     if (entry.isSymbolicLink()) problems.push(`web/${file}: a symbolic link; the service serves only the folder's own files, so copy the file in`);
-    else if (file.endsWith('.html') && !pages.has(file.slice(0, -5))) {
-      const name = file.slice(0, -5);
+    else if (page !== undefined && !pages.has(page)) {
       problems.push(
-        PAGE_NAME.test(name)
-          ? `web/${file}: not a declared page; add { name: '${name}', title } to the skill's pages, or remove it`
+        PAGE_NAME.test(page)
+          ? `web/${file}: not a declared page; add { name: '${page}', title } to the skill's pages, or remove it`
           : `web/${file}: not a page name the service serves; rename it to lower-case letters, digits and hyphens and declare it in pages`,
       );
-    } else if (!file.endsWith('.html') && !WEB_FILE_NAME.test(file)) {
+    } else if (page === undefined && !WEB_FILE_NAME.test(file)) {
       problems.push(`web/${file}: the service serves only flat, lower-case .js, .css and .svg files beside the pages; rename or remove it`);
     }
   }
