@@ -68,6 +68,8 @@ interface Declaration {
   name: string;
   file: string;
   line: number;
+  /** Whether its skill is enabled (startup loads only those; a clash with a disabled one is a warning). */
+  enabled?: boolean;
 }
 
 /** Checks every skill folder of `directory`; never throws for a broken skill. */
@@ -91,8 +93,8 @@ export async function checkSkills(directory: string, options: CheckOptions = {})
     problems.push(...byFileAndLine(result.problems), ...checkKnowledge(skillDirectory, options.catalog));
     warnings.push(...result.warnings);
     skills.push({ name: folder, directory: skillDirectory, enabled: result.enabled, tools: result.tools.map((t) => t.name) });
-    declared.push(...result.tools);
-    pages.push(...(result.pages ?? []));
+    declared.push(...result.tools.map((tool) => ({ ...tool, enabled: result.enabled })));
+    pages.push(...(result.pages ?? []).map((page) => ({ ...page, enabled: result.enabled })));
     const tests = [...testFiles([skillDirectory]), ...sharedTests];
     for (const tool of result.tools) {
       if (!tests.some((test) => mentionsTool(test.text, tool.name))) {
@@ -105,24 +107,35 @@ export async function checkSkills(directory: string, options: CheckOptions = {})
     }
   }
   // The same name in two places: each declaration is reported, pointing at the others.
-  problems.push(...sharedNames(declared, (name, others) => `tool name '${name}' is also declared by ${others}; tool names must be unique across skills`));
+  const tools = sharedNames(declared, (name, others) => `tool name '${name}' is also declared by ${others}; tool names must be unique across skills`);
   // Pages are served at /app/<name> (a name twice within one skill is pageProblems' to report).
-  problems.push(...sharedNames(pages, (name, others) => `page name '${name}' is also declared by ${others}; pages are served at /app/<name>, so their names must be unique across skills`));
+  const pageNames = sharedNames(pages, (name, others) => `page name '${name}' is also declared by ${others}; pages are served at /app/<name>, so their names must be unique across skills`);
+  problems.push(...tools.problems, ...pageNames.problems);
+  warnings.push(...tools.warnings, ...pageNames.warnings);
   return { skills, problems: dedupe(problems), warnings };
 }
 
-/** A problem at each declaration whose name another declaration also has, naming the others' skills and places. */
-function sharedNames(declarations: readonly Declaration[], message: (name: string, others: string) => string): SkillProblem[] {
+/**
+ * A message at each declaration whose name another declaration also has, naming the others'
+ * skills and places: a problem when two of them are in enabled skills (startup refuses that), a
+ * warning when the clash involves a disabled skill (startup does not load it; enabling it would fail).
+ */
+function sharedNames(declarations: readonly Declaration[], message: (name: string, others: string) => string): { problems: SkillProblem[]; warnings: SkillProblem[] } {
   const byName = new Map<string, Declaration[]>();
   for (const declaration of declarations) byName.set(declaration.name, [...(byName.get(declaration.name) ?? []), declaration]);
-  return [...byName.values()]
-    .filter((same) => same.length > 1)
-    .flatMap((same) =>
-      same.map((declaration) => {
-        const others = same.filter((other) => other !== declaration).map((other) => `skill '${other.skill}' (${display(other.file)}:${other.line})`);
-        return { file: declaration.file, line: declaration.line, message: message(declaration.name, others.join(', ')) };
-      }),
-    );
+  const problems: SkillProblem[] = [];
+  const warnings: SkillProblem[] = [];
+  for (const same of byName.values()) {
+    if (same.length < 2) continue;
+    const refused = same.filter((declaration) => declaration.enabled !== false).length > 1;
+    for (const declaration of same) {
+      const others = same.filter((other) => other !== declaration).map((other) => `skill '${other.skill}'${other.enabled === false ? ' (disabled)' : ''} (${display(other.file)}:${other.line})`);
+      const found = { file: declaration.file, line: declaration.line, message: message(declaration.name, others.join(', ')) };
+      if (refused) problems.push(found);
+      else warnings.push({ ...found, message: `${found.message} (startup skips disabled skills; enabling one would fail)` });
+    }
+  }
+  return { problems, warnings };
 }
 
 async function checkSkill(directory: string, fresh: boolean): Promise<{ problems: SkillProblem[]; warnings: SkillProblem[]; tools: Declaration[]; pages?: Declaration[]; enabled: boolean }> {

@@ -150,6 +150,21 @@ describe('skill:check', () => {
     ]);
   });
 
+  it('warns, without failing, when a tool name is shared with a disabled skill, which startup does not load', async () => {
+    const root = temporaryDirectory();
+    writeSkill(root, 'first', { manifest: manifest('first'), tools: { shared: tool('shared_tool') }, tested: ['shared_tool'] });
+    writeSkill(root, 'resting', { manifest: manifest('resting', 'enabled: false\n'), tools: { shared: tool('shared_tool') }, tested: ['shared_tool'] });
+    const report = await check(root);
+    expect(report.problems).toEqual([]);
+    expect(lines(report.warnings, root)).toEqual([
+      `first/shared.ts:5: tool name 'shared_tool' is also declared by skill 'resting' (disabled) (${path.join(root, 'resting/shared.ts')}:5); tool names must be unique across skills (startup skips disabled skills; enabling one would fail)`,
+      `resting/shared.ts:5: tool name 'shared_tool' is also declared by skill 'first' (${path.join(root, 'first/shared.ts')}:5); tool names must be unique across skills (startup skips disabled skills; enabling one would fail)`,
+    ]);
+    // Enabling it turns the warning into the problem startup would have.
+    writeFileSync(path.join(root, 'resting', 'SKILL.md'), manifest('resting'));
+    expect(lines((await check(root)).problems, root)).toHaveLength(2);
+  });
+
   it('reports a tool name declared twice in one skill at each declaration', async () => {
     const root = temporaryDirectory();
     writeSkill(root, 'twice', { manifest: manifest('twice'), tools: { one: tool('same_tool'), two: tool('same_tool') }, tested: ['same_tool'] });

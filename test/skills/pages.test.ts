@@ -5,7 +5,7 @@
  * the skill is disabled. A page declared without its file, a stray file in web/, or one name
  * taken by two skills stops startup (and `npm run skill:check`) with the file to fix.
  */
-import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import supertest from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -171,5 +171,18 @@ describe("a skill's page, declared wrongly", () => {
     expect(() => new SkillRegistry(skills)).toThrow(/Duplicate page 'notes': declared by skill 'more_notes' .* and skill 'team_notes'/);
     const messages = (await checkSkills(root, { testDirectories: [] })).problems.map((problem) => problem.message);
     expect(messages).toEqual(expect.arrayContaining([expect.stringMatching(/^page name 'notes' is also declared by skill 'team_notes' \(.*index\.ts:\d+\)/), expect.stringMatching(/^page name 'notes' is also declared by skill 'more_notes'/)]));
+  });
+
+  it('a page name shared with a disabled skill is a warning of skill:check; startup serves the enabled one', async () => {
+    const root = temporaryDirectory();
+    writeSkill(root, 'team_notes', "[{ name: 'notes', title: 'Team notes' }]", { 'notes.html': notesPage });
+    writeSkill(root, 'more_notes', "[{ name: 'notes', title: 'More notes' }]", { 'notes.html': notesPage });
+    const manifestPath = path.join(root, 'more_notes', 'SKILL.md');
+    writeFileSync(manifestPath, readFileSync(manifestPath, 'utf8').replace('version: 1.0.0\n', 'version: 1.0.0\nenabled: false\n'));
+    const registry = new SkillRegistry(await loadSkills(root));
+    expect(registry.page('notes')?.skill.name).toBe('team_notes');
+    const report = await checkSkills(root, { testDirectories: [] });
+    expect(report.problems.map((problem) => problem.message).filter((message) => message.startsWith('page name'))).toEqual([]);
+    expect(report.warnings.map((warning) => warning.message)).toEqual(expect.arrayContaining([expect.stringMatching(/^page name 'notes' is also declared by skill 'more_notes' \(disabled\) .*enabling one would fail\)$/)]));
   });
 });
