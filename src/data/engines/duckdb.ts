@@ -5,7 +5,9 @@
  * interrupts the connection, which stops the statement and keeps the connection usable.
  */
 import { DuckDBInstance, DuckDBScalarFunction, BIGINT, VARCHAR, type DuckDBConnection, type DuckDBValue, type DuckDBVector } from '@duckdb/node-api';
-import { endianness } from 'node:os';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { endianness, tmpdir } from 'node:os';
+import path from 'node:path';
 import { KeyBytes } from '../keyHash.ts';
 import { duckdbDialect } from '../dialect.ts';
 import { withComputedColumns, type ComputedColumns } from '../periodColumns.ts';
@@ -20,6 +22,8 @@ export interface DuckdbOptions {
   files: Record<string, string>;
   /** Tables with computed period columns (periodColumns.ts). */
   computed?: ComputedColumns | undefined;
+  /** DuckDB's memory_limit (default MEMORY_LIMIT); beyond it, work spills to temporary files. */
+  memoryLimit?: string | undefined;
 }
 
 /** DuckDB's memory_limit per query worker (docs/operations.md's benchmark measures it). */
@@ -32,7 +36,19 @@ const MEMORY_LIMIT = '384MB';
  * const exports = await openDuckdb({ file: undefined, files: { bpc_reporting: 'exports/bpc/*.parquet' } });
  */
 export async function openDuckdb(options: DuckdbOptions): Promise<Engine> {
-  const instance = await DuckDBInstance.create(options.file ?? ':memory:', options.file ? { access_mode: 'READ_ONLY' } : {});
+  // Work beyond the memory limit spills to a folder of this engine's own under the system's
+  // temporary folder ($TMPDIR): DuckDB's default is `.tmp` in the working directory (or beside
+  // the database file), which a container's read-only file system refuses, failing the query.
+  removeStaleSpills();
+  const spill = mkdtempSync(path.join(tmpdir(), `${SPILL_PREFIX}${process.pid}-`));
+  const removeSpill = () => rmSync(spill, { recursive: true, force: true });
+  let instance: DuckDBInstance;
+  try {
+    instance = await DuckDBInstance.create(options.file ?? ':memory:', { ...(options.file ? { access_mode: 'READ_ONLY' } : {}), temp_directory: spill });
+  } catch (error) {
+    removeSpill();
+    throw error;
+  }
   const connection = await instance.connect();
   try {
     for (const [table, path] of Object.entries(options.files)) {
@@ -54,13 +70,14 @@ export async function openDuckdb(options: DuckdbOptions): Promise<Engine> {
     if (folders.length) await connection.run(`SET allowed_directories = ${list(folders)}`);
     // DuckDB takes most of the machine's memory by default; a bounded share keeps a query worker
     // a good neighbour (larger aggregations spill to DuckDB's temporary files instead).
-    await connection.run(`SET memory_limit = '${MEMORY_LIMIT}'`);
+    await connection.run(`SET memory_limit = '${(options.memoryLimit ?? MEMORY_LIMIT).replaceAll("'", '')}'`);
     await connection.run('SET enable_external_access = false');
     registerKeyHash(connection);
     await connection.run('SET lock_configuration = true');
   } catch (error) {
     connection.closeSync();
     instance.closeSync();
+    removeSpill();
     throw error;
   }
   const rows = async (sql: string, params: readonly Value[]) => (await connection.runAndReadAll(sql, params as DuckDBValue[])).getRowsJS();
@@ -77,6 +94,7 @@ export async function openDuckdb(options: DuckdbOptions): Promise<Engine> {
     close: async () => {
       connection.closeSync();
       instance.closeSync();
+      removeSpill();
     },
   };
 }
@@ -119,6 +137,42 @@ function registerKeyHash(connection: DuckDBConnection): void {
       },
     }),
   );
+}
+
+/** Spill folders are named by the process that made them: analyst-duckdb-<pid>-<random>. */
+const SPILL_PREFIX = 'analyst-duckdb-';
+
+/**
+ * Removes the spill folders of processes that have ended: a query worker stopped with SIGKILL
+ * (a statement past its time) cannot remove its own, and a spilling query may have left
+ * gigabytes there. A folder of a live process, or one that cannot be removed, is left alone.
+ */
+function removeStaleSpills(): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = name.startsWith(SPILL_PREFIX) ? Number(/^(\d+)-/.exec(name.slice(SPILL_PREFIX.length))?.[1]) : 0;
+    if (!pid || pid === process.pid || alive(pid)) continue;
+    try {
+      rmSync(path.join(tmpdir(), name), { recursive: true, force: true });
+    } catch {
+      // Another user's, or being removed by another process: not ours to insist on.
+    }
+  }
+}
+
+/** Whether a process runs (signal 0 only asks; EPERM means it runs as another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 const LITTLE_ENDIAN = endianness() === 'LE';
