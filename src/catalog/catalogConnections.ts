@@ -42,12 +42,21 @@ export function resolveConnections(declared: CatalogDocument['connections'], cat
       problems.push({ path: at('files'), message: 'files (Parquet, CSV) are read through DuckDB: use url duckdb: or leave url out' });
       continue;
     }
+    if (connection.memory_limit && engine !== 'duckdb') {
+      problems.push({ path: at('memory_limit'), message: 'memory_limit is DuckDB\'s (PostgreSQL has its own work_mem; SQLite needs none): leave it out here' });
+      continue;
+    }
     const absolute = (file: string) => (path.isAbsolute(file) ? file : path.join(directory, file));
     if (engine !== 'postgres') {
       const file = url.replace(/^(sqlite|duckdb):/i, '');
       url = file === '' || file === ':memory:' ? `${engine}:` : `${engine}:${absolute(file)}`;
     }
-    specs.push({ name, url, ...(connection.files ? { files: Object.fromEntries(Object.entries(connection.files).map(([table, file]) => [table, absolute(file)])) } : {}) });
+    specs.push({
+      name,
+      url,
+      ...(connection.files ? { files: Object.fromEntries(Object.entries(connection.files).map(([table, file]) => [table, absolute(file)])) } : {}),
+      ...(connection.memory_limit ? { memoryLimit: connection.memory_limit } : {}),
+    });
   }
   return { specs, problems };
 }

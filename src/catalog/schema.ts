@@ -64,13 +64,18 @@ const filterValue = z.union([scalar, z.array(scalar)]);
 /**
  * A named connection: `url` (sqlite:FILE, duckdb:FILE, postgres://…; `${VARIABLE}` is read from
  * the environment, so secrets stay out of the file), and for DuckDB, tables backed by Parquet or
- * CSV files (`files: {bpc_reporting: exports/bpc/*.parquet}`; without `url`, an in-memory DuckDB).
+ * CSV files (`files: {bpc_reporting: exports/bpc/*.parquet}`; without `url`, an in-memory DuckDB),
+ * and the memory a DuckDB query may use before it spills (`memory_limit: 2GB`; default 384MB).
  * Relative paths are relative to the catalog file.
  */
 const connectionSchema = z
   .strictObject({
     url: z.string().min(1).optional(),
     files: z.record(identifier, z.string().min(1)).optional(),
+    memory_limit: z
+      .string()
+      .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, { error: 'must be a size such as 384MB or 2GB' })
+      .optional(),
   })
   .refine((c) => c.url !== undefined || c.files !== undefined, { error: 'needs a url, files, or both' });
 

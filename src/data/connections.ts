@@ -24,6 +24,8 @@ export interface ConnectionSpec {
   files?: Record<string, string>;
   /** Columns computed from stored ones, by table: periods held as YYYYMM, dates, … (periodColumns.ts). */
   computed?: ComputedColumns;
+  /** DuckDB only: its memory_limit ('2GB'); beyond it a query spills to temporary files. */
+  memoryLimit?: string;
 }
 
 export interface ConnectionState {
@@ -193,7 +195,7 @@ export async function openEngine(spec: ConnectionSpec, options: ConnectionsOptio
   }
   if (engine === 'duckdb') {
     const { openDuckdb } = await import('./engines/duckdb.ts');
-    return openDuckdb({ file: fileOf(spec.url), files: spec.files ?? {}, computed: spec.computed });
+    return openDuckdb({ file: fileOf(spec.url), files: spec.files ?? {}, computed: spec.computed, memoryLimit: spec.memoryLimit });
   }
   const { openPostgres } = await import('./engines/postgres.ts');
   return openPostgres({ url: spec.url, statementTimeoutMs: options.statementTimeoutMs, computed: spec.computed });

@@ -82,7 +82,9 @@ export function forCaller(data: DataAccess, caller: string): DataAccess {
 /** Database errors become a recoverable tool error with the database's message and no stack. */
 export function queryFailure(error: unknown): ToolError {
   const message = error instanceof Error ? error.message : String(error);
-  return new ToolError('query_failed', `The database could not run the query: ${message}`, {
-    hint: 'Check the source, measure and filter names against the catalog of sources, or narrow the question.',
-  });
+  // DuckDB past its memory_limit, even after spilling: the names are right, the query too large.
+  const hint = /Out of Memory Error/i.test(message)
+    ? "DuckDB needed more memory than its connection's memory_limit allows (384MB unless the catalog says otherwise): narrow the question (fewer companies, periods or alignment dimensions), or raise memory_limit on that connection in the catalog."
+    : 'Check the source, measure and filter names against the catalog of sources, or narrow the question.';
+  return new ToolError('query_failed', `The database could not run the query: ${message}`, { hint });
 }
