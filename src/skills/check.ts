@@ -117,22 +117,28 @@ export async function checkSkills(directory: string, options: CheckOptions = {})
 
 /**
  * A message at each declaration whose name another declaration also has, naming the others'
- * skills and places: a problem when two of them are in enabled skills (startup refuses that), a
- * warning when the clash involves a disabled skill (startup does not load it; enabling it would fail).
+ * skills and places. A problem when startup would refuse it: the declaration's skill is enabled
+ * and another enabled skill declares the name, or its own skill declares it twice (that skill
+ * could never load). Otherwise a warning: the clash is with a disabled skill, which startup skips.
  */
 function sharedNames(declarations: readonly Declaration[], message: (name: string, others: string) => string): { problems: SkillProblem[]; warnings: SkillProblem[] } {
   const byName = new Map<string, Declaration[]>();
   for (const declaration of declarations) byName.set(declaration.name, [...(byName.get(declaration.name) ?? []), declaration]);
   const problems: SkillProblem[] = [];
   const warnings: SkillProblem[] = [];
+  const enabled = (declaration: Declaration) => declaration.enabled !== false;
   for (const same of byName.values()) {
     if (same.length < 2) continue;
-    const refused = same.filter((declaration) => declaration.enabled !== false).length > 1;
     for (const declaration of same) {
-      const others = same.filter((other) => other !== declaration).map((other) => `skill '${other.skill}'${other.enabled === false ? ' (disabled)' : ''} (${display(other.file)}:${other.line})`);
-      const found = { file: declaration.file, line: declaration.line, message: message(declaration.name, others.join(', ')) };
+      const others = same.filter((other) => other !== declaration);
+      const listed = others.map((other) => `skill '${other.skill}'${enabled(other) ? '' : ' (disabled)'} (${display(other.file)}:${other.line})`).join(', ');
+      const found = { file: declaration.file, line: declaration.line, message: message(declaration.name, listed) };
+      const refused = others.some((other) => other.skill === declaration.skill) || (enabled(declaration) && others.some(enabled));
       if (refused) problems.push(found);
-      else warnings.push({ ...found, message: `${found.message} (startup skips disabled skills; enabling one would fail)` });
+      else {
+        const disabled = [...new Set([declaration, ...others].filter((other) => !enabled(other)).map((other) => `'${other.skill}'`))];
+        warnings.push({ ...found, message: `${found.message}; skill ${disabled.join(', ')} ${disabled.length > 1 ? 'are' : 'is'} disabled, so startup skips it: enabling it would fail startup` });
+      }
     }
   }
   return { problems, warnings };

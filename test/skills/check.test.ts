@@ -157,12 +157,25 @@ describe('skill:check', () => {
     const report = await check(root);
     expect(report.problems).toEqual([]);
     expect(lines(report.warnings, root)).toEqual([
-      `first/shared.ts:5: tool name 'shared_tool' is also declared by skill 'resting' (disabled) (${path.join(root, 'resting/shared.ts')}:5); tool names must be unique across skills (startup skips disabled skills; enabling one would fail)`,
-      `resting/shared.ts:5: tool name 'shared_tool' is also declared by skill 'first' (${path.join(root, 'first/shared.ts')}:5); tool names must be unique across skills (startup skips disabled skills; enabling one would fail)`,
+      `first/shared.ts:5: tool name 'shared_tool' is also declared by skill 'resting' (disabled) (${path.join(root, 'resting/shared.ts')}:5); tool names must be unique across skills; skill 'resting' is disabled, so startup skips it: enabling it would fail startup`,
+      `resting/shared.ts:5: tool name 'shared_tool' is also declared by skill 'first' (${path.join(root, 'first/shared.ts')}:5); tool names must be unique across skills; skill 'resting' is disabled, so startup skips it: enabling it would fail startup`,
     ]);
+    // A third, enabled skill with the name: the two enabled declarations are problems, the disabled one stays a warning.
+    writeSkill(root, 'third', { manifest: manifest('third'), tools: { shared: tool('shared_tool') }, tested: ['shared_tool'] });
+    const three = await check(root);
+    expect(lines(three.problems, root).map((line) => line.split(':')[0])).toEqual(['first/shared.ts', 'third/shared.ts']);
+    expect(lines(three.warnings, root).map((line) => line.split(':')[0])).toEqual(['resting/shared.ts']);
     // Enabling it turns the warning into the problem startup would have.
     writeFileSync(path.join(root, 'resting', 'SKILL.md'), manifest('resting'));
-    expect(lines((await check(root)).problems, root)).toHaveLength(2);
+    expect(lines((await check(root)).problems, root)).toHaveLength(3);
+  });
+
+  it('fails a disabled skill that declares one tool name twice: it could never be enabled', async () => {
+    const root = temporaryDirectory();
+    writeSkill(root, 'twice', { manifest: manifest('twice', 'enabled: false\n'), tools: { one: tool('same_tool'), two: tool('same_tool') }, tested: ['same_tool'] });
+    const report = await check(root);
+    expect(lines(report.problems, root)).toHaveLength(2);
+    expect(report.warnings).toEqual([]);
   });
 
   it('reports a tool name declared twice in one skill at each declaration', async () => {

@@ -183,6 +183,6 @@ describe("a skill's page, declared wrongly", () => {
     expect(registry.page('notes')?.skill.name).toBe('team_notes');
     const report = await checkSkills(root, { testDirectories: [] });
     expect(report.problems.map((problem) => problem.message).filter((message) => message.startsWith('page name'))).toEqual([]);
-    expect(report.warnings.map((warning) => warning.message)).toEqual(expect.arrayContaining([expect.stringMatching(/^page name 'notes' is also declared by skill 'more_notes' \(disabled\) .*enabling one would fail\)$/)]));
+    expect(report.warnings.map((warning) => warning.message)).toEqual(expect.arrayContaining([expect.stringMatching(/^page name 'notes' is also declared by skill 'more_notes' \(disabled\) .*skill 'more_notes' is disabled, so startup skips it: enabling it would fail startup$/)]));
   });
 });
