@@ -5,14 +5,13 @@
  * interrupts the connection, which stops the statement and keeps the connection usable.
  */
 import { DuckDBInstance, DuckDBScalarFunction, BIGINT, VARCHAR, type DuckDBConnection, type DuckDBValue, type DuckDBVector } from '@duckdb/node-api';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { endianness, tmpdir } from 'node:os';
-import path from 'node:path';
+import { endianness } from 'node:os';
 import { KeyBytes } from '../keyHash.ts';
 import { duckdbDialect } from '../dialect.ts';
 import { withComputedColumns, type ComputedColumns } from '../periodColumns.ts';
 import type { Value } from '../query.ts';
 import { chunksOf, entriesOf } from './duckdbRows.ts';
+import { spillFolder } from './duckdbSpill.ts';
 import { plainValue, type Engine } from './engine.ts';
 
 export interface DuckdbOptions {
@@ -36,21 +35,16 @@ const MEMORY_LIMIT = '384MB';
  * const exports = await openDuckdb({ file: undefined, files: { bpc_reporting: 'exports/bpc/*.parquet' } });
  */
 export async function openDuckdb(options: DuckdbOptions): Promise<Engine> {
-  // Work beyond the memory limit spills to a folder of this engine's own under the system's
-  // temporary folder ($TMPDIR): DuckDB's default is `.tmp` in the working directory (or beside
-  // the database file), which a container's read-only file system refuses, failing the query.
-  removeStaleSpills();
-  const spill = mkdtempSync(path.join(tmpdir(), `${SPILL_PREFIX}${process.pid}-`));
-  const removeSpill = () => rmSync(spill, { recursive: true, force: true });
-  let instance: DuckDBInstance;
+  // Work beyond the memory limit spills to a folder of this engine's own (duckdbSpill.ts).
+  const spill = spillFolder();
+  let instance: DuckDBInstance | undefined;
+  let connection: DuckDBConnection | undefined;
   try {
-    instance = await DuckDBInstance.create(options.file ?? ':memory:', { ...(options.file ? { access_mode: 'READ_ONLY' } : {}), temp_directory: spill });
-  } catch (error) {
-    removeSpill();
-    throw error;
-  }
-  const connection = await instance.connect();
-  try {
+    // DuckDB takes most of the machine's memory by default; a bounded share keeps a query worker
+    // a good neighbour (larger aggregations spill to the folder instead).
+    const settings = { temp_directory: spill.path, memory_limit: options.memoryLimit ?? MEMORY_LIMIT };
+    instance = await DuckDBInstance.create(options.file ?? ':memory:', options.file ? { ...settings, access_mode: 'READ_ONLY' } : settings);
+    connection = await instance.connect();
     for (const [table, path] of Object.entries(options.files)) {
       // The path is the catalog's (not a model's); quoted as a SQL string literal.
       // A CSV's column types are read from every line (sample_size = -1): from a sample DuckDB
@@ -68,33 +62,35 @@ export async function openDuckdb(options: DuckdbOptions): Promise<Engine> {
     const list = (values: string[]) => `[${values.map((value) => `'${value.replaceAll("'", "''")}'`).join(', ')}]`;
     if (exact.length) await connection.run(`SET allowed_paths = ${list(exact)}`);
     if (folders.length) await connection.run(`SET allowed_directories = ${list(folders)}`);
-    // DuckDB takes most of the machine's memory by default; a bounded share keeps a query worker
-    // a good neighbour (larger aggregations spill to DuckDB's temporary files instead).
-    await connection.run(`SET memory_limit = '${(options.memoryLimit ?? MEMORY_LIMIT).replaceAll("'", '')}'`);
     await connection.run('SET enable_external_access = false');
     registerKeyHash(connection);
     await connection.run('SET lock_configuration = true');
   } catch (error) {
-    connection.closeSync();
-    instance.closeSync();
-    removeSpill();
+    connection?.closeSync();
+    instance?.closeSync();
+    spill.remove();
     throw error;
   }
-  const rows = async (sql: string, params: readonly Value[]) => (await connection.runAndReadAll(sql, params as DuckDBValue[])).getRowsJS();
+  const session = connection;
+  const database = instance;
+  const rows = async (sql: string, params: readonly Value[]) => (await session.runAndReadAll(sql, params as DuckDBValue[])).getRowsJS();
   return {
     kind: 'duckdb',
     dialect: withComputedColumns(duckdbDialect, options.computed),
     all: async (sql, params) => (await rows(sql, params)).map((row) => row.map(plainValue)),
-    chunks: (sql, params) => chunksOf(connection, sql, params),
+    chunks: (sql, params) => chunksOf(session, sql, params),
     columns: async (table) => {
       const found = (await rows('SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position', [table])).map((row) => String(row[0]));
       return found.length > 0 ? found : undefined;
     },
-    interrupt: () => connection.interrupt(),
+    interrupt: () => session.interrupt(),
     close: async () => {
-      connection.closeSync();
-      instance.closeSync();
-      removeSpill();
+      try {
+        session.closeSync();
+        database.closeSync();
+      } finally {
+        spill.remove();
+      }
     },
   };
 }
@@ -137,42 +133,6 @@ function registerKeyHash(connection: DuckDBConnection): void {
       },
     }),
   );
-}
-
-/** Spill folders are named by the process that made them: analyst-duckdb-<pid>-<random>. */
-const SPILL_PREFIX = 'analyst-duckdb-';
-
-/**
- * Removes the spill folders of processes that have ended: a query worker stopped with SIGKILL
- * (a statement past its time) cannot remove its own, and a spilling query may have left
- * gigabytes there. A folder of a live process, or one that cannot be removed, is left alone.
- */
-function removeStaleSpills(): void {
-  let names: string[];
-  try {
-    names = readdirSync(tmpdir());
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = name.startsWith(SPILL_PREFIX) ? Number(/^(\d+)-/.exec(name.slice(SPILL_PREFIX.length))?.[1]) : 0;
-    if (!pid || pid === process.pid || alive(pid)) continue;
-    try {
-      rmSync(path.join(tmpdir(), name), { recursive: true, force: true });
-    } catch {
-      // Another user's, or being removed by another process: not ours to insist on.
-    }
-  }
-}
-
-/** Whether a process runs (signal 0 only asks; EPERM means it runs as another user). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 const LITTLE_ENDIAN = endianness() === 'LE';
