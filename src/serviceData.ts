@@ -39,7 +39,7 @@ export async function openServiceData(config: ServiceConfig, logger: Logger): Pr
     logger.info({ path: defaultSampleDatabase }, 'built the sample database');
   }
   // These connections only check the catalog against the tables; queries run in the worker pool.
-  const { catalog, connections, states, defaultUsed } = await openCatalog(config.catalogPath, { name: DEFAULT_CONNECTION, url: config.dataUrl }, { statementTimeoutMs: config.queryTimeoutMs, logger, environment: config.environment });
+  const { catalog, connections, states, defaultUsed } = await openCatalog(config.catalogPath, { name: DEFAULT_CONNECTION, url: config.dataUrl }, { statementTimeoutMs: config.queryTimeoutMs, logger, environment: config.environment, duckdbMemoryLimit: config.duckdbMemoryLimit });
   // A scope naming a source or dimension the catalog lacks is a typo: stop now, not hide data later.
   for (const key of config.declaredKeys) if (key.scope) checkScope(key.scope, catalog, key.name, 'API_KEYS_FILE');
   const queries = QueryPool.start({

@@ -26,18 +26,20 @@ export interface OpenedCatalog {
  * @example
  * const { catalog, connections } = await openCatalog('data/sources.yaml', { name: 'default', url: 'sqlite:data/sample.db' }, { statementTimeoutMs: 30_000, logger });
  */
-export async function openCatalog(catalogPath: string, defaultConnection: ConnectionSpec, options: { statementTimeoutMs: number; logger: Logger; environment?: NodeJS.ProcessEnv }): Promise<OpenedCatalog> {
+export async function openCatalog(catalogPath: string, defaultConnection: ConnectionSpec, options: { statementTimeoutMs: number; logger: Logger; environment?: NodeJS.ProcessEnv; duckdbMemoryLimit?: string }): Promise<OpenedCatalog> {
   const draft = loadCatalog(catalogPath, { environment: options.environment ?? process.env });
   // Periods held as YYYYMM, dates, …: the workers read them through computed YYYYPPP columns.
   const computed = computedColumnsOf(draft);
   const defaultUsed = [...draft.sources.values()].some((source) => source.connection === DEFAULT_CONNECTION);
-  const specs = [...(defaultUsed ? [defaultConnection] : []), ...draft.connections].map((spec) => (computed.has(spec.name) ? { ...spec, computed: computed.get(spec.name)! } : spec));
+  // DuckDB connections without a memory_limit of their own get DUCKDB_MEMORY_LIMIT (the default connection too).
+  const limited = (spec: ConnectionSpec) => (options.duckdbMemoryLimit && !spec.memoryLimit && engineOf(spec.url) === 'duckdb' ? { ...spec, memoryLimit: options.duckdbMemoryLimit } : spec);
+  const specs = [...(defaultUsed ? [defaultConnection] : []), ...draft.connections].map((spec) => limited(computed.has(spec.name) ? { ...spec, computed: computed.get(spec.name)! } : spec));
   const connections = new Connections(specs, { statementTimeoutMs: options.statementTimeoutMs });
   try {
     if (defaultUsed && engineOf(defaultConnection.url) !== 'postgres') {
       // A default file that cannot be opened stops the start with the file's own message.
       try {
-        connections.adopt(DEFAULT_CONNECTION, await openEngine(defaultConnection, { statementTimeoutMs: options.statementTimeoutMs }));
+        connections.adopt(DEFAULT_CONNECTION, await openEngine(limited(defaultConnection), { statementTimeoutMs: options.statementTimeoutMs }));
       } catch (error) {
         if (error instanceof ConfigurationError) throw error;
         throw new ConfigurationError(`DATA_URL: ${describeConnection(defaultConnection)} cannot be opened: ${(error as Error).message}`);

@@ -3,6 +3,7 @@
  * how measures aggregate and in which currency, and how comparisons classify differences.
  */
 import { z } from 'zod';
+import { memorySize } from '../shared/memorySize.ts';
 
 /** SQL identifiers are interpolated into SQL, so only plain names are allowed. */
 const identifier = z
@@ -72,10 +73,7 @@ const connectionSchema = z
   .strictObject({
     url: z.string().min(1).optional(),
     files: z.record(identifier, z.string().min(1)).optional(),
-    memory_limit: z
-      .string()
-      .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, { error: 'must be a size such as 384MB or 2GB' })
-      .optional(),
+    memory_limit: memorySize.optional(),
   })
   .refine((c) => c.url !== undefined || c.files !== undefined, { error: 'needs a url, files, or both' });
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ConfigurationError } from '../errors/index.ts';
 import { API_KEY_PATTERN, readKeysFile, type DeclaredKey } from './keysFile.ts';
 import { safeUrl } from '../shared/redact.ts';
+import { memorySize } from '../shared/memorySize.ts';
 
 /** The repository root, so default paths work whatever the current directory. */
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -57,6 +58,7 @@ const environmentSchema = z.object({
   QUERY_TIMEOUT_MS: integer(100, 3_600_000).default(30_000),
   QUERY_QUEUE_MAX: integer(0, 10_000).default(32),
   QUERY_QUEUE_WAIT_MS: integer(100, 3_600_000).default(10_000),
+  DUCKDB_MEMORY_LIMIT: memorySize.default('384MB'),
   /** A SQLite file, or postgres://… to share conversations between several instances. */
   APP_DB: z.string({ error: 'must be a file path or a postgres:// URL' }).min(1, { error: 'must be a file path or a postgres:// URL' }).default(path.join(projectRoot, 'data/app.db')),
   SESSION_TTL_HOURS: integer(0, 87_600).default(168),
@@ -137,6 +139,8 @@ export interface ServiceConfig {
   /** Queries that may wait for a worker, and how long; past either the tool answers `busy`. */
   queryQueueMax: number;
   queryQueueWaitMs: number;
+  /** DuckDB's memory_limit for connections whose catalog entry sets none (DUCKDB_MEMORY_LIMIT). */
+  duckdbMemoryLimit: string;
   /** The application database (conversations), and how long an idle session is kept (0: forever). */
   appDatabasePath: string | undefined;
   /**
@@ -231,6 +235,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Servic
     queryTimeoutMs: env.QUERY_TIMEOUT_MS,
     queryQueueMax: env.QUERY_QUEUE_MAX,
     queryQueueWaitMs: env.QUERY_QUEUE_WAIT_MS,
+    duckdbMemoryLimit: env.DUCKDB_MEMORY_LIMIT,
     appDatabasePath: appDatabaseUrl === undefined ? resolve(env.APP_DB) : undefined,
     appDatabaseUrl,
     sessionTtlHours: env.SESSION_TTL_HOURS,

@@ -84,7 +84,7 @@ export function queryFailure(error: unknown): ToolError {
   const message = error instanceof Error ? error.message : String(error);
   // DuckDB past its memory_limit, even after spilling: the names are right, the query too large.
   const hint = /Out of Memory Error/i.test(message)
-    ? "DuckDB needed more memory than its connection's memory_limit allows (384MB unless the catalog says otherwise): narrow the question (fewer companies, periods or alignment dimensions), or raise memory_limit on that connection in the catalog."
+    ? "DuckDB needed more memory than its connection's memory_limit allows: narrow the question (fewer companies, periods or alignment dimensions), or raise the limit (memory_limit of the connection in the catalog, or DUCKDB_MEMORY_LIMIT for every DuckDB connection, 384MB by default)."
     : 'Check the source, measure and filter names against the catalog of sources, or narrow the question.';
   return new ToolError('query_failed', `The database could not run the query: ${message}`, { hint });
 }

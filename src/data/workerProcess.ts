@@ -7,6 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { constants, getPriority, setPriority } from 'node:os';
 import type { FileIdentity } from '../shared/fileIdentity.ts';
+import { removeSpillsOf } from './engines/duckdbSpill.ts';
 import { TYPESCRIPT_LAUNCH, type WorkerLaunch } from './workerBuild.ts';
 import type { WorkerMessage, WorkerReply, WorkerStartup } from './workerProtocol.ts';
 
@@ -67,6 +68,8 @@ export class WorkerProcess<Task = unknown> {
   yieldTimer: NodeJS.Timeout | undefined;
   /** The priority the process had before it yielded (see yieldCpu); undefined when it has not. */
   private normalPriority: number | undefined;
+  /** What an exit means for the pool (a crash, a failed start); kill() leaves it unheard. */
+  private exited: ((code: number | null, signal: NodeJS.Signals | null) => void) | undefined;
 
   /**
    * @param databasePath the default connection's file ('' when it has none), checked at startup
@@ -105,13 +108,19 @@ export class WorkerProcess<Task = unknown> {
         this.state = 'gone';
         reject({ reason: 'crashed', message: `a query worker could not be started (${error.message})` } satisfies StartFailure);
       });
-      this.child.once('exit', (code, signal) => {
+      this.exited = (code, signal) => {
         const description = signal ?? `exit code ${code}`;
         const wasReady = this.state === 'ready';
         this.state = 'gone';
         if (!wasReady) reject(failure ?? ({ reason: 'crashed', message: `a query worker stopped while starting (${description})` } satisfies StartFailure));
         else events.exit(this, description);
-      });
+      };
+      this.child.once('exit', this.exited);
+    });
+    // A worker stopped with SIGKILL (shutdown, a query past its time) cannot remove its DuckDB
+    // spill folders; they go once it has ended, before anyone waiting for that hears of it.
+    this.child.once('exit', () => {
+      if (this.child.pid !== undefined) removeSpillsOf(this.child.pid);
     });
     this.ready.catch(() => undefined);
     // Starting a process (about 0.13 s of CPU) is no one's answer yet: it yields to running queries.
@@ -171,9 +180,8 @@ export class WorkerProcess<Task = unknown> {
     this.yieldTimer = undefined;
     this.task = undefined;
     this.state = 'gone';
-    this.child.removeAllListeners('exit');
+    if (this.exited) this.child.removeListener('exit', this.exited);
     this.child.removeAllListeners('message');
-    this.child.once('exit', () => undefined);
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
   }
 

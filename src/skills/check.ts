@@ -136,8 +136,11 @@ function sharedNames(declarations: readonly Declaration[], message: (name: strin
       const refused = others.some((other) => other.skill === declaration.skill) || (enabled(declaration) && others.some(enabled));
       if (refused) problems.push(found);
       else {
-        const disabled = [...new Set([declaration, ...others].filter((other) => !enabled(other)).map((other) => `'${other.skill}'`))];
-        warnings.push({ ...found, message: `${found.message}; skill ${disabled.join(', ')} ${disabled.length > 1 ? 'are' : 'is'} disabled, so startup skips it: enabling it would fail startup` });
+        const disabled = [...new Set(same.filter((other) => !enabled(other)).map((other) => `'${other.skill}'`))];
+        // With no enabled skill among them, one alone enables fine: two together would not.
+        const consequence = !same.some(enabled) ? 'enabling two of them would fail startup' : disabled.length > 1 ? 'enabling any of them would fail startup' : 'enabling it would fail startup';
+        const skipped = disabled.length > 1 ? `skills ${disabled.join(', ')} are disabled, so startup skips them` : `skill ${disabled[0]} is disabled, so startup skips it`;
+        warnings.push({ ...found, message: `${found.message}; ${skipped}: ${consequence}` });
       }
     }
   }

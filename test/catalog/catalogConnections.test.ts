@@ -3,19 +3,25 @@
  * before it spills, raised by whoever runs the service when a question needs more; refused on
  * other engines and in any other form, and named in the hint when a query runs out of it.
  */
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/loadCatalog.ts';
+import { openCatalog } from '../../src/catalog/openCatalog.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { silentLogger } from '../../src/logging/logger.ts';
 import { Connections } from '../../src/data/connections.ts';
 import { queryFailure } from '../../src/data/dataAccess.ts';
 import { ConfigurationError } from '../../src/errors/index.ts';
 import { temporaryDirectory, twoSourceCatalog, writeCatalog } from '../support/catalogFixture.ts';
 
-function catalogWith(connection: Record<string, unknown>) {
+/** A catalog whose two sources live on connection `exports` (or `left` and `right` ones, each its own). */
+function catalogWith(connection: Record<string, unknown>, right?: Record<string, unknown>) {
   const directory = temporaryDirectory();
   const document = twoSourceCatalog();
-  const sources = Object.fromEntries(Object.entries(document.sources as Record<string, object>).map(([name, source]) => [name, { ...source, connection: 'exports' }]));
-  return writeCatalog(directory, { ...document, connections: { exports: connection }, sources });
+  const connections = right ? { left: connection, right } : { exports: connection };
+  const sources = Object.fromEntries(Object.entries(document.sources as Record<string, object>).map(([name, source]) => [name, { ...source, connection: right ? name : 'exports' }]));
+  return writeCatalog(directory, { ...document, connections, sources });
 }
 
 function loadError(file: string): string {
@@ -52,7 +58,8 @@ describe("a DuckDB connection's memory_limit", () => {
     const connections = new Connections([{ name: 'exports', url: 'duckdb:', memoryLimit: '16MB' }], { statementTimeoutMs: 30_000 });
     try {
       const engine = await connections.engine('exports');
-      const failure = await engine.all('SELECT count(*) FROM (SELECT i % 3000000 AS k, sum(i) FROM range(6000000) r(i) GROUP BY k)', []).then(
+      // A list of 10 M numbers (80 MB) is one value: it cannot spill, on any number of threads.
+      const failure = await engine.all('SELECT length(list(i)) FROM range(10000000) r(i)', []).then(
         () => undefined,
         (error: unknown) => queryFailure(error),
       );
@@ -61,5 +68,25 @@ describe("a DuckDB connection's memory_limit", () => {
     } finally {
       await connections.close();
     }
+  });
+
+  it('is DUCKDB_MEMORY_LIMIT where a DuckDB connection sets none, and the catalog\'s own where it does', async () => {
+    const directory = temporaryDirectory();
+    for (const table of ['left_table', 'right_table']) writeFileSync(path.join(directory, `${table}.csv`), 'key,k2,amount,cur\nK1,A,1.5,EUR\n');
+    const files = (table: string) => ({ [table]: path.join(directory, `${table}.csv`) });
+    const file = catalogWith({ files: files('left_table') }, { files: files('right_table'), memory_limit: '64MB' });
+    const opened = await openCatalog(file, { name: 'default', url: 'sqlite::memory:' }, { statementTimeoutMs: 30_000, logger: silentLogger(), duckdbMemoryLimit: loadConfig({ DUCKDB_MEMORY_LIMIT: '48MB' } as NodeJS.ProcessEnv).duckdbMemoryLimit });
+    expect(opened.states.map((state) => state.status)).toEqual(['ok', 'ok']);
+    // The specs the query workers get.
+    const connections = new Connections(opened.connections, { statementTimeoutMs: 30_000 });
+    try {
+      const limit = async (name: string) => (await (await connections.engine(name)).all("SELECT current_setting('memory_limit')", []))[0]![0];
+      expect(await limit('left')).toBe('45.7 MiB');
+      expect(await limit('right')).toBe('61.0 MiB');
+    } finally {
+      await connections.close();
+    }
+    expect(() => loadConfig({ DUCKDB_MEMORY_LIMIT: '8MB' } as NodeJS.ProcessEnv)).toThrow(/DUCKDB_MEMORY_LIMIT: must be a size such as 384MB or 2GB, at least 16MB/);
+    expect(loadConfig({} as NodeJS.ProcessEnv).duckdbMemoryLimit).toBe('384MB');
   });
 });

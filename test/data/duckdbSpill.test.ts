@@ -5,23 +5,25 @@
  * leaves nothing behind — neither when it closes nor after a worker was killed.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { tmpdir, uptime } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/config/config.ts';
 import { openDuckdb } from '../../src/data/engines/duckdb.ts';
+import { QueryPool } from '../../src/data/queryPool.ts';
+import { silentLogger } from '../../src/logging/logger.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
 
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const engineModule = pathToFileURL(path.join(projectRoot, 'src/data/engines/duckdb.ts')).href;
 
 /** Runs an ES module script in a fresh Node process from `cwd`; its last output line, parsed. */
-function runScript(script: string, cwd: string): unknown {
-  const result = spawnSync(process.execPath, ['--import', tsx, '--input-type=module', '-e', script], { cwd, encoding: 'utf8', timeout: 45_000 });
+function runScript(script: string, cwd: string, environment: NodeJS.ProcessEnv = process.env): unknown {
+  const result = spawnSync(process.execPath, ['--import', tsx, '--input-type=module', '-e', script], { cwd, env: environment, encoding: 'utf8', timeout: 45_000 });
   expect({ status: result.status, signal: result.signal, error: result.error?.message, stderr: result.status === 0 ? '' : result.stderr }).toEqual({ status: 0, signal: null, error: undefined, stderr: '' });
   return JSON.parse(result.stdout.trim().split('\n').at(-1)!);
 }
@@ -62,33 +64,61 @@ describe('DuckDB beyond its memory limit', () => {
     }
   });
 
-  it("removes the folders of ended processes of its pid namespace, also when the pid was reused, and keeps the others'", () => {
+  it("removes the folders of ended processes of its boot and pid namespace, also when the pid was reused, and keeps the others'", () => {
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').replaceAll('-', '').slice(0, 12);
     const namespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))![1];
     const startOf = (pid: number) => {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+      return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
     };
+    // The start time is the one the kernel counts (in clock ticks after boot), not another field.
+    const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout);
+    expect(Math.abs(Number(startOf(process.pid)) / ticks - (uptime() - process.uptime()))).toBeLessThan(2);
     const ended = spawnSync(process.execPath, ['-e', '']).pid!;
-    const tag = `t${process.pid}`;
     const folders = {
-      ended: `analyst-duckdb-${namespace}-${ended}-12345-${tag}`,
-      reused: `analyst-duckdb-${namespace}-1-${Number(startOf(1)) + 1}-${tag}`,
-      running: `analyst-duckdb-${namespace}-1-${startOf(1)}-${tag}`,
-      elsewhere: `analyst-duckdb-1${namespace}-${ended}-12345-${tag}`,
+      ended: `analyst-duckdb-${boot}-${namespace}-${ended}-12345-a`,
+      reused: `analyst-duckdb-${boot}-${namespace}-1-${Number(startOf(1)) + 1}-a`,
+      running: `analyst-duckdb-${boot}-${namespace}-1-${startOf(1)}-a`,
+      otherNamespace: `analyst-duckdb-${boot}-1${namespace}-${ended}-12345-a`,
+      otherBoot: `analyst-duckdb-${boot === '0'.repeat(12) ? '1'.repeat(12) : '0'.repeat(12)}-${namespace}-${ended}-12345-a`,
     };
-    const at = (name: string) => path.join(tmpdir(), name);
+    // A temporary folder of this test's own: no other process sweeps it.
+    const spills = temporaryDirectory('spills-');
     for (const name of Object.values(folders)) {
-      mkdirSync(at(name), { recursive: true });
-      writeFileSync(path.join(at(name), 'duckdb_temp_storage-0.tmp'), 'spilled');
+      mkdirSync(path.join(spills, name));
+      writeFileSync(path.join(spills, name, 'duckdb_temp_storage-0.tmp'), 'spilled');
     }
-    try {
-      // A fresh process: each process looks once, at its first engine (the removal finishes before it exits).
-      runScript(`import { openDuckdb } from ${JSON.stringify(engineModule)}; await (await openDuckdb({ file: undefined, files: {} })).close(); console.log('{}');`, projectRoot);
-      expect(Object.fromEntries(Object.entries(folders).map(([kind, name]) => [kind, existsSync(at(name))]))).toEqual({ ended: false, reused: false, running: true, elsewhere: true });
-    } finally {
-      for (const name of Object.values(folders)) rmSync(at(name), { recursive: true, force: true });
-    }
+    // A fresh process: each looks once, at its first engine (the removal ends before it exits).
+    runScript(`import { openDuckdb } from ${JSON.stringify(engineModule)}; await (await openDuckdb({ file: undefined, files: {} })).close(); console.log('{}');`, projectRoot, { ...process.env, TMPDIR: spills });
+    expect(Object.fromEntries(Object.entries(folders).map(([kind, name]) => [kind, existsSync(path.join(spills, name))]))).toEqual({ ended: false, reused: false, running: true, otherNamespace: true, otherBoot: true });
+    // …and the child's own folder went when it closed.
+    expect(readdirSync(spills).filter((name) => name.startsWith('analyst-duckdb-'))).toHaveLength(3);
   });
+
+  it('leaves no folder of a query worker the pool stops with SIGKILL (at shutdown, or past its time)', async () => {
+    const directory = temporaryDirectory('spill-pool-');
+    const lines = path.join(directory, 'lines.csv');
+    writeFileSync(lines, 'doc,amount\nD1,1.5\n');
+    const spills = temporaryDirectory('spills-');
+    const before = process.env.TMPDIR;
+    // Workers inherit it; the pool reads it when a worker has ended.
+    process.env.TMPDIR = spills;
+    try {
+      const connections = [{ name: 'default', url: `sqlite:${path.join(projectRoot, 'data/sample.db')}` }, { name: 'lake', url: 'duckdb:', files: { lines } }];
+      const pool = await QueryPool.start({ databasePath: path.join(projectRoot, 'data/sample.db'), connections, workers: 1, timeoutMs: 30_000, logger: silentLogger() });
+      try {
+        const { rows } = await pool.run({ kind: 'select', connection: 'lake', table: 'lines', aggregates: [{ name: 'total', function: 'sum', column: 'amount' }] });
+        expect(rows).toEqual([{ total: 1.5 }]);
+        expect(readdirSync(spills).filter((name) => name.startsWith('analyst-duckdb-'))).toHaveLength(1);
+      } finally {
+        await pool.close();
+      }
+      expect(readdirSync(spills).filter((name) => name.startsWith('analyst-duckdb-'))).toEqual([]);
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+  }, 60_000);
 
   it('still opens, and answers what fits in memory, when $TMPDIR cannot be written', async () => {
     const before = process.env.TMPDIR;

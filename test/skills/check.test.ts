@@ -170,6 +170,18 @@ describe('skill:check', () => {
     expect(lines((await check(root)).problems, root)).toHaveLength(3);
   });
 
+  it('warns that two disabled skills declaring one tool name cannot both be enabled', async () => {
+    const root = temporaryDirectory();
+    writeSkill(root, 'dormant', { manifest: manifest('dormant', 'enabled: false\n'), tools: { shared: tool('shared_tool') }, tested: ['shared_tool'] });
+    writeSkill(root, 'resting', { manifest: manifest('resting', 'enabled: false\n'), tools: { shared: tool('shared_tool') }, tested: ['shared_tool'] });
+    const report = await check(root);
+    expect(report.problems).toEqual([]);
+    expect(lines(report.warnings, root)).toEqual([
+      expect.stringMatching(/^dormant\/shared\.ts:5: .*; skills 'dormant', 'resting' are disabled, so startup skips them: enabling two of them would fail startup$/),
+      expect.stringMatching(/^resting\/shared\.ts:5: .*; skills 'dormant', 'resting' are disabled, so startup skips them: enabling two of them would fail startup$/),
+    ]);
+  });
+
   it('fails a disabled skill that declares one tool name twice: it could never be enabled', async () => {
     const root = temporaryDirectory();
     writeSkill(root, 'twice', { manifest: manifest('twice', 'enabled: false\n'), tools: { one: tool('same_tool'), two: tool('same_tool') }, tested: ['same_tool'] });

@@ -1,14 +1,16 @@
 /**
  * Where DuckDB writes what does not fit in its memory_limit: a folder of each engine's own under
  * the system's temporary folder ($TMPDIR). DuckDB's default, `.tmp` in the working directory (or
- * beside the database file), fails on a read-only file system. Folders are removed when their
- * engine closes or its process exits; the first engine a process opens also removes those of
- * processes that ended without either (a query worker stopped with SIGKILL), so a spill of
- * gigabytes does not stay behind.
+ * beside the database file), fails on a read-only file system. A folder is removed when its
+ * engine closes, when its process exits normally, and, for a query worker the pool stops with
+ * SIGKILL (at shutdown, or past its time), by the pool once the worker has ended
+ * (removeSpillsOf). The first engine a process opens also removes, in the background, folders
+ * left by processes that ended otherwise (a crash, a host's OOM killer).
  *
- * A folder is named by its process as the kernel knows it, `analyst-duckdb-<pid namespace>-<pid>-
- * <start time>-…`: a pid alone is ambiguous where containers share /tmp (each counts pids from 1)
- * and once the pid is reused. A folder from another pid namespace is never touched.
+ * A folder is named by its process as the kernel knows it, `analyst-duckdb-<boot>-<pid
+ * namespace>-<pid>-<start time>-…`: a pid alone is ambiguous where containers share /tmp (each
+ * counts pids from 1), across hosts sharing a volume, and once the pid is reused. Folders of
+ * another boot or pid namespace are never touched. Without /proc (not Linux) nothing is swept.
  */
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -16,12 +18,21 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const PREFIX = 'analyst-duckdb-';
+const NAME = /^analyst-duckdb-([0-9a-f]+)-(\d+)-(\d+)-(\d+)-/;
 
 export interface SpillFolder {
   /** The folder, or '' when none could be made (DuckDB then cannot spill: a larger query fails). */
   path: string;
   /** Removes the folder (after its engine closed). */
   remove(): void;
+}
+
+interface Identity {
+  /** The kernel's boot (part of its boot_id): pid namespaces are numbered per boot and host. */
+  boot: string;
+  namespace: string;
+  pid: number;
+  started: string;
 }
 
 /** Folders of engines still open in this process, removed if it exits without closing them. */
@@ -40,14 +51,15 @@ export function spillFolder(): SpillFolder {
   const self = identity();
   if (!swept) {
     swept = true;
-    removeStale(self);
+    if (self) removeEnded(self, () => true, (folder) => void rm(folder, { recursive: true, force: true }).catch(() => undefined));
     process.once('exit', () => {
       for (const folder of live) rmSync(folder, { recursive: true, force: true });
     });
   }
+  const name = self ? `${PREFIX}${self.boot}-${self.namespace}-${self.pid}-${self.started}-` : `${PREFIX}0-0-${process.pid}-0-`;
   let folder: string;
   try {
-    folder = mkdtempSync(path.join(tmpdir(), `${PREFIX}${self ? `${self.namespace}-${process.pid}-${self.started}` : `0-${process.pid}-0`}-`));
+    folder = mkdtempSync(path.join(tmpdir(), name));
   } catch {
     // $TMPDIR not writable (a read-only file system without a temporary volume): DuckDB still
     // answers everything that fits in memory.
@@ -63,34 +75,23 @@ export function spillFolder(): SpillFolder {
   };
 }
 
-/** This process's pid namespace and start time, from /proc; undefined without it. */
-function identity(): { namespace: string; started: string } | undefined {
-  try {
-    const namespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
-    const started = startOf(process.pid);
-    return namespace && started ? { namespace, started } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** When a process started (clock ticks after boot: field 22 of /proc/<pid>/stat); undefined when it does not run. */
-function startOf(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Counted after the command name, which may hold spaces and parentheses.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
+/**
+ * Removes the spill folders of a child process that has ended (a query worker stopped with
+ * SIGKILL cannot remove its own). Parent and child share the boot and pid namespace.
+ * @example
+ * child.once('exit', () => removeSpillsOf(child.pid!));
+ */
+export function removeSpillsOf(pid: number): void {
+  const self = identity();
+  if (self) removeEnded(self, (folderPid) => folderPid === pid, (folder) => rmSync(folder, { recursive: true, force: true }));
 }
 
 /**
- * Removes, in the background, the folders of ended processes of this pid namespace: the pid no
- * longer runs, or runs a process started at another time (the pid was reused).
+ * Removes the folders of this boot and pid namespace whose process has ended: its pid no longer
+ * runs, or runs a process started at another time (the pid was reused). A process whose start
+ * cannot be read for another reason (too many open files, a hidden /proc) is taken as running.
  */
-function removeStale(self: { namespace: string; started: string } | undefined): void {
-  if (!self) return;
+function removeEnded(self: Identity, chosen: (pid: number) => boolean, remove: (folder: string) => void): void {
   let names: string[];
   try {
     names = readdirSync(tmpdir());
@@ -98,11 +99,48 @@ function removeStale(self: { namespace: string; started: string } | undefined): 
     return;
   }
   for (const name of names) {
-    const [, namespace, pid, started] = /^analyst-duckdb-(\d+)-(\d+)-(\d+)-/.exec(name) ?? [];
-    if (namespace !== self.namespace || Number(pid) === process.pid) continue;
-    if (startOf(Number(pid)) === started) continue;
-    // In the background: a spill of gigabytes takes a while to delete. Another user's folder, or
-    // one being removed by another process, is not ours to insist on.
-    void rm(path.join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined);
+    const [, boot, namespace, pidText, started] = NAME.exec(name) ?? [];
+    const pid = Number(pidText);
+    if (boot !== self.boot || namespace !== self.namespace || !chosen(pid)) continue;
+    if (pid === self.pid && started === self.started) continue;
+    const now = startOf(pid);
+    if (now === 'unknown' || now === started) continue;
+    try {
+      // Another user's folder, or one being removed by another process: not ours to insist on.
+      remove(path.join(tmpdir(), name));
+    } catch {
+      continue;
+    }
   }
 }
+
+/** This process as /proc/self says (its pid there, so a /proc of another namespace is noticed); undefined without /proc. */
+function identity(): Identity | undefined {
+  try {
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').replaceAll('-', '').slice(0, 12);
+    const namespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const pid = Number(stat.slice(0, stat.indexOf(' ')));
+    const started = fieldsAfterName(stat)[19];
+    if (!/^[0-9a-f]+$/.test(boot) || !namespace || pid !== process.pid || !started) return undefined;
+    return { boot, namespace, pid, started };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * When a process started (clock ticks after boot, field 22 of /proc/<pid>/stat); 'ended' when it
+ * does not run, 'unknown' when that cannot be read.
+ */
+function startOf(pid: number): string | 'ended' | 'unknown' {
+  try {
+    return fieldsAfterName(readFileSync(`/proc/${pid}/stat`, 'utf8'))[19] ?? 'unknown';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ESRCH' ? 'ended' : 'unknown';
+  }
+}
+
+/** The fields of a stat line from field 3 on: after the command name, which may hold spaces and parentheses. */
+const fieldsAfterName = (stat: string) => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
