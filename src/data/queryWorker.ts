@@ -30,6 +30,12 @@ if (!process.send) {
 // quietly then, instead of failing on the closed channel (ERR_IPC_CHANNEL_CLOSED) with a stack trace.
 const orphaned = () => process.exit(0);
 process.on('disconnect', orphaned);
+// Ctrl-C in a terminal and systemd's stop signal the whole process group: the service's own
+// graceful shutdown lets queries in flight finish, then stops its workers. A worker that ended
+// at the signal would fail those queries (and be replaced, mid-shutdown). Its pool stops it; a
+// pool that is gone closes the channel (above).
+process.on('SIGINT', () => undefined);
+process.on('SIGTERM', () => undefined);
 const send = (message: WorkerStartup | WorkerReply, callback?: () => void): void => {
   if (process.connected) process.send!(message, undefined, {}, callback ?? (() => undefined));
   else orphaned();

@@ -10,7 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteSessionStore } from '../../src/sessions/sqliteSessionStore.ts';
-import { temporaryDirectory } from '../support/catalogFixture.ts';
+import { temporaryDirectory, twoSourceCatalog, writeCatalog, writeHeavyDatabase } from '../support/catalogFixture.ts';
 import { startMockOpenAI, type MockOpenAI } from '../support/mockOpenAI.ts';
 import { startServer, waitFor, type ServerProcess } from './support/serverProcess.ts';
 
@@ -109,6 +109,32 @@ describe('graceful shutdown (SIGTERM)', () => {
       store.close();
     }
   }, 90_000);
+
+  it('finishes a query in flight when the whole process group gets SIGINT (Ctrl-C, systemd), query workers included', async () => {
+    const directory = temporaryDirectory('main-group-');
+    server = await startServer(
+      { DATA_DB: writeHeavyDatabase(directory), CATALOG: writeCatalog(directory, twoSourceCatalog()), APP_DB: path.join(directory, 'app.db'), QUERY_TIMEOUT_MS: '120000', SHUTDOWN_GRACE_MS: '120000' },
+      60_000,
+      undefined,
+      { detached: true },
+    );
+    // 1.5 M keys a side: a comparison of a second or more.
+    const answer = fetch(`${server.url}/tools/compare_sources`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ source_a: 'left', source_b: 'right', measure: 'amount', align_on: ['key'] }) });
+    // Signalled once a worker runs it (GET /metrics counts busy workers).
+    const deadline = Date.now() + 20_000;
+    while (!/query_pool_workers\{state="busy"\} [1-9]/.test(await (await fetch(`${server.url}/metrics`)).text())) {
+      if (Date.now() > deadline) throw new Error('the comparison never reached a query worker');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    process.kill(-server.child.pid!, 'SIGINT');
+    const response = await answer;
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { ok: boolean; result: { summary: { aligned_rows: number } } }).result.summary.aligned_rows).toBe(1_500_000);
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    const messages = server.logs.map((entry) => String(entry.msg));
+    expect(messages).toContain('received SIGINT: shutting down');
+    expect(messages).not.toContainEqual(expect.stringMatching(/query worker stopped unexpectedly/));
+  }, 120_000);
 
   it('exits 0 at once when nothing is in flight', async () => {
     const appDb = path.join(temporaryDirectory('main-shutdown-'), 'app.db');

@@ -25,9 +25,16 @@ export interface ServerProcess {
  * `command` runs it another way (e.g. `['npm', 'start']`, as the README says). `timeoutMs` only
  * catches a service that never listens: a start takes seconds of CPU, far longer on a busy machine.
  */
-export async function startServer(env: Record<string, string>, timeoutMs = 60_000, command: [string, ...string[]] = [process.execPath, '--import', 'tsx', 'src/main.ts']): Promise<ServerProcess> {
+export async function startServer(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  command: [string, ...string[]] = [process.execPath, '--import', 'tsx', 'src/main.ts'],
+  /** A process group of its own (with its query workers), for signals sent to the group as a terminal or systemd sends them. */
+  { detached = false }: { detached?: boolean } = {},
+): Promise<ServerProcess> {
   const child = spawn(command[0], command.slice(1), {
     cwd: projectRoot,
+    detached,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_FORMAT: 'json', LOG_LEVEL: 'info', MODEL_PROVIDER: 'offline', QUERY_WORKERS: '2', API_KEYS: '', RATE_LIMIT_PER_MINUTE: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
