@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ConfigurationError } from '../errors/index.ts';
 import { API_KEY_PATTERN, readKeysFile, type DeclaredKey } from './keysFile.ts';
 import { safeUrl } from '../shared/redact.ts';
-import { memorySize } from '../shared/memorySize.ts';
+import { DEFAULT_DUCKDB_MEMORY_LIMIT, memorySize } from '../shared/memorySize.ts';
 
 /** The repository root, so default paths work whatever the current directory. */
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -58,7 +58,8 @@ const environmentSchema = z.object({
   QUERY_TIMEOUT_MS: integer(100, 3_600_000).default(30_000),
   QUERY_QUEUE_MAX: integer(0, 10_000).default(32),
   QUERY_QUEUE_WAIT_MS: integer(100, 3_600_000).default(10_000),
-  DUCKDB_MEMORY_LIMIT: memorySize.default('384MB'),
+  // Empty is unset, as for the other optional settings.
+  DUCKDB_MEMORY_LIMIT: z.preprocess((value) => (value === '' ? undefined : value), memorySize.default(DEFAULT_DUCKDB_MEMORY_LIMIT)),
   /** A SQLite file, or postgres://… to share conversations between several instances. */
   APP_DB: z.string({ error: 'must be a file path or a postgres:// URL' }).min(1, { error: 'must be a file path or a postgres:// URL' }).default(path.join(projectRoot, 'data/app.db')),
   SESSION_TTL_HOURS: integer(0, 87_600).default(168),

@@ -12,6 +12,8 @@
  * status 3 when the file is missing or unreadable, so the pool backs off instead of restarting
  * it in a loop. Messages are typed in workerProtocol.ts.
  */
+// First: signals are ignored from the start of the process (workerSignals.ts).
+import './workerSignals.ts';
 import { existsSync } from 'node:fs';
 import { ToolError } from '../errors/index.ts';
 import { fileIdentitySync } from '../shared/fileIdentity.ts';
@@ -30,12 +32,6 @@ if (!process.send) {
 // quietly then, instead of failing on the closed channel (ERR_IPC_CHANNEL_CLOSED) with a stack trace.
 const orphaned = () => process.exit(0);
 process.on('disconnect', orphaned);
-// Ctrl-C in a terminal and systemd's stop signal the whole process group: the service's own
-// graceful shutdown lets queries in flight finish, then stops its workers. A worker that ended
-// at the signal would fail those queries (and be replaced, mid-shutdown). Its pool stops it; a
-// pool that is gone closes the channel (above).
-process.on('SIGINT', () => undefined);
-process.on('SIGTERM', () => undefined);
 const send = (message: WorkerStartup | WorkerReply, callback?: () => void): void => {
   if (process.connected) process.send!(message, undefined, {}, callback ?? (() => undefined));
   else orphaned();
@@ -79,6 +75,10 @@ function serve(): void {
   // The pool closes the channel to stop a worker.
   process.off('disconnect', orphaned);
   process.on('disconnect', () => {
+    // A statement still running is stopped; a connection that will not close (a PostgreSQL
+    // server gone quiet) does not keep the process.
+    connections.interrupt();
+    setTimeout(() => process.exit(0), 2_000).unref();
     void connections.close().finally(() => process.exit(0));
   });
   send({ ready: true, identity: defaultFile ? fileIdentitySync(defaultFile) : undefined } satisfies WorkerStartup);

@@ -5,9 +5,10 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { constants, getPriority, setPriority } from 'node:os';
 import type { FileIdentity } from '../shared/fileIdentity.ts';
-import { removeSpillsOf } from './engines/duckdbSpill.ts';
+import { workerTemporaryFolder } from './engines/duckdbSpill.ts';
 import { TYPESCRIPT_LAUNCH, type WorkerLaunch } from './workerBuild.ts';
 import type { WorkerMessage, WorkerReply, WorkerStartup } from './workerProtocol.ts';
 
@@ -50,6 +51,17 @@ export interface WorkerEvents<Task = unknown> {
   exit(worker: WorkerProcess<Task>, description: string): void;
 }
 
+/**
+ * Worker processes still running. Should this process exit without stopping them (a second
+ * Ctrl-C, a fatal error), they are killed with it: a worker ignores the signals a terminal or
+ * systemd sends the whole group, and one inside a long SQLite statement would not notice its
+ * closed channel until the statement ends.
+ */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
 /** A forked worker process and the query it is running, if any. */
 export class WorkerProcess<Task = unknown> {
   readonly child: ChildProcess;
@@ -68,6 +80,8 @@ export class WorkerProcess<Task = unknown> {
   yieldTimer: NodeJS.Timeout | undefined;
   /** The priority the process had before it yielded (see yieldCpu); undefined when it has not. */
   private normalPriority: number | undefined;
+  /** Settles once the process has ended and its temporary folder is removed. */
+  private removed: Promise<void>;
   /** What an exit means for the pool (a crash, a failed start); kill() leaves it unheard. */
   private exited: ((code: number | null, signal: NodeJS.Signals | null) => void) | undefined;
 
@@ -82,9 +96,10 @@ export class WorkerProcess<Task = unknown> {
    *   the service's own start-up threads (a tenth of a start).
    */
   constructor(databasePath: string, events: WorkerEvents<Task>, environment: Record<string, string> = {}, launch: WorkerLaunch = TYPESCRIPT_LAUNCH, yieldWhileStarting = true) {
+    const temporary = workerTemporaryFolder();
     this.child = fork(launch.script, [databasePath], {
       execArgv: launch.execArgv,
-      env: { ...process.env, ...environment },
+      env: { ...process.env, ...environment, ...(temporary ? { TMPDIR: temporary } : {}) },
       serialization: 'advanced',
       // A worker's stdout goes to stderr: under the MCP stdio server, stdout carries the protocol alone.
       stdio: ['ignore', process.stderr, 'inherit', 'ipc'],
@@ -117,11 +132,17 @@ export class WorkerProcess<Task = unknown> {
       };
       this.child.once('exit', this.exited);
     });
-    // A worker stopped with SIGKILL (shutdown, a query past its time) cannot remove its DuckDB
-    // spill folders; they go once it has ended, before anyone waiting for that hears of it.
-    this.child.once('exit', () => {
-      if (this.child.pid !== undefined) removeSpillsOf(this.child.pid);
+    // A worker stopped with SIGKILL (shutdown, a query past its time) cannot remove what it
+    // spilled: its temporary folder goes once it has ended, in the background (gigabytes take a
+    // while), and stopped() waits for that.
+    this.removed = new Promise((resolve) => {
+      this.child.once('exit', () => {
+        if (!temporary) return resolve();
+        rm(temporary, { recursive: true, force: true }).then(resolve, () => resolve());
+      });
     });
+    live.add(this.child);
+    this.child.once('exit', () => live.delete(this.child));
     this.ready.catch(() => undefined);
     // Starting a process (about 0.13 s of CPU) is no one's answer yet: it yields to running queries.
     if (yieldWhileStarting) {
@@ -185,11 +206,8 @@ export class WorkerProcess<Task = unknown> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
   }
 
-  /** Resolves once the process has ended (call `kill` first to stop it). */
+  /** Resolves once the process has ended and its temporary folder is gone (call `kill` first to stop it). */
   stopped(): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.child.exitCode !== null || this.child.signalCode !== null) return resolve();
-      this.child.once('exit', () => resolve());
-    });
+    return this.removed;
   }
 }

@@ -19,5 +19,8 @@ export function memoryBytes(text: string): number | undefined {
   return match ? Number(match[1]) * UNITS[match[2]!.toLowerCase()]! : undefined;
 }
 
+/** DuckDB's memory_limit where nothing sets one (docs/operations.md's benchmark measures it). */
+export const DEFAULT_DUCKDB_MEMORY_LIMIT = '384MB';
+
 /** A memory size of at least 16 MB, as a zod string schema. */
 export const memorySize = z.string().refine((text) => (memoryBytes(text) ?? 0) >= LEAST_BYTES, { error: 'must be a size such as 384MB or 2GB, at least 16MB' });

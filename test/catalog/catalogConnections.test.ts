@@ -88,5 +88,6 @@ describe("a DuckDB connection's memory_limit", () => {
     }
     expect(() => loadConfig({ DUCKDB_MEMORY_LIMIT: '8MB' } as NodeJS.ProcessEnv)).toThrow(/DUCKDB_MEMORY_LIMIT: must be a size such as 384MB or 2GB, at least 16MB/);
     expect(loadConfig({} as NodeJS.ProcessEnv).duckdbMemoryLimit).toBe('384MB');
+    expect(loadConfig({ DUCKDB_MEMORY_LIMIT: '' } as NodeJS.ProcessEnv).duckdbMemoryLimit).toBe('384MB');
   });
 });

@@ -12,6 +12,7 @@ import { withComputedColumns, type ComputedColumns } from '../periodColumns.ts';
 import type { Value } from '../query.ts';
 import { chunksOf, entriesOf } from './duckdbRows.ts';
 import { spillFolder } from './duckdbSpill.ts';
+import { DEFAULT_DUCKDB_MEMORY_LIMIT } from '../../shared/memorySize.ts';
 import { plainValue, type Engine } from './engine.ts';
 
 export interface DuckdbOptions {
@@ -21,12 +22,10 @@ export interface DuckdbOptions {
   files: Record<string, string>;
   /** Tables with computed period columns (periodColumns.ts). */
   computed?: ComputedColumns | undefined;
-  /** DuckDB's memory_limit (default MEMORY_LIMIT); beyond it, work spills to temporary files. */
+  /** DuckDB's memory_limit (default DEFAULT_DUCKDB_MEMORY_LIMIT); beyond it, work spills to temporary files. */
   memoryLimit?: string | undefined;
 }
 
-/** DuckDB's memory_limit per query worker (docs/operations.md's benchmark measures it). */
-const MEMORY_LIMIT = '384MB';
 
 /**
  * Opens a DuckDB engine.
@@ -42,7 +41,7 @@ export async function openDuckdb(options: DuckdbOptions): Promise<Engine> {
   try {
     // DuckDB takes most of the machine's memory by default; a bounded share keeps a query worker
     // a good neighbour (larger aggregations spill to the folder instead).
-    const settings = { temp_directory: spill.path, memory_limit: options.memoryLimit ?? MEMORY_LIMIT };
+    const settings = { temp_directory: spill.path, memory_limit: options.memoryLimit ?? DEFAULT_DUCKDB_MEMORY_LIMIT };
     instance = await DuckDBInstance.create(options.file ?? ':memory:', options.file ? { ...settings, access_mode: 'READ_ONLY' } : settings);
     connection = await instance.connect();
     for (const [table, path] of Object.entries(options.files)) {

@@ -2,10 +2,10 @@
  * Where DuckDB writes what does not fit in its memory_limit: a folder of each engine's own under
  * the system's temporary folder ($TMPDIR). DuckDB's default, `.tmp` in the working directory (or
  * beside the database file), fails on a read-only file system. A folder is removed when its
- * engine closes, when its process exits normally, and, for a query worker the pool stops with
- * SIGKILL (at shutdown, or past its time), by the pool once the worker has ended
- * (removeSpillsOf). The first engine a process opens also removes, in the background, folders
- * left by processes that ended otherwise (a crash, a host's OOM killer).
+ * engine closes or its process exits normally; a query worker's live in a temporary folder the
+ * pool gives it (workerTemporaryFolder) and removes once the worker has ended, SIGKILL or not.
+ * The first engine a process opens also removes, in the background, folders left by processes
+ * that ended otherwise (a crash, a host's OOM killer).
  *
  * A folder is named by its process as the kernel knows it, `analyst-duckdb-<boot>-<pid
  * namespace>-<pid>-<start time>-…`: a pid alone is ambiguous where containers share /tmp (each
@@ -51,7 +51,7 @@ export function spillFolder(): SpillFolder {
   const self = identity();
   if (!swept) {
     swept = true;
-    if (self) removeEnded(self, () => true, (folder) => void rm(folder, { recursive: true, force: true }).catch(() => undefined));
+    if (self) removeEnded(self);
     process.once('exit', () => {
       for (const folder of live) rmSync(folder, { recursive: true, force: true });
     });
@@ -76,14 +76,22 @@ export function spillFolder(): SpillFolder {
 }
 
 /**
- * Removes the spill folders of a child process that has ended (a query worker stopped with
- * SIGKILL cannot remove its own). Parent and child share the boot and pid namespace.
+ * A temporary folder for one query worker, named like a spill folder after this (the pool's)
+ * process: the worker gets it as $TMPDIR, so its DuckDB spill folders (and SQLite's temporary
+ * files) land inside, and the pool removes it, in the background, once the worker has ended — a
+ * worker stopped with SIGKILL (at shutdown, or past its time) cannot remove its own. Should the
+ * pool's process end first, the next sweep removes it. Undefined when none can be made.
  * @example
- * child.once('exit', () => removeSpillsOf(child.pid!));
+ * const folder = workerTemporaryFolder();
+ * fork(script, [], { env: { ...process.env, ...(folder ? { TMPDIR: folder } : {}) } });
  */
-export function removeSpillsOf(pid: number): void {
+export function workerTemporaryFolder(): string | undefined {
   const self = identity();
-  if (self) removeEnded(self, (folderPid) => folderPid === pid, (folder) => rmSync(folder, { recursive: true, force: true }));
+  try {
+    return mkdtempSync(path.join(tmpdir(), self ? `${PREFIX}${self.boot}-${self.namespace}-${self.pid}-${self.started}-worker-` : `${PREFIX}0-0-${process.pid}-0-worker-`));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -91,7 +99,7 @@ export function removeSpillsOf(pid: number): void {
  * runs, or runs a process started at another time (the pid was reused). A process whose start
  * cannot be read for another reason (too many open files, a hidden /proc) is taken as running.
  */
-function removeEnded(self: Identity, chosen: (pid: number) => boolean, remove: (folder: string) => void): void {
+function removeEnded(self: Identity): void {
   let names: string[];
   try {
     names = readdirSync(tmpdir());
@@ -101,16 +109,13 @@ function removeEnded(self: Identity, chosen: (pid: number) => boolean, remove: (
   for (const name of names) {
     const [, boot, namespace, pidText, started] = NAME.exec(name) ?? [];
     const pid = Number(pidText);
-    if (boot !== self.boot || namespace !== self.namespace || !chosen(pid)) continue;
+    if (boot !== self.boot || namespace !== self.namespace) continue;
     if (pid === self.pid && started === self.started) continue;
     const now = startOf(pid);
     if (now === 'unknown' || now === started) continue;
-    try {
-      // Another user's folder, or one being removed by another process: not ours to insist on.
-      remove(path.join(tmpdir(), name));
-    } catch {
-      continue;
-    }
+    // In the background: a spill of gigabytes takes a while to delete. Another user's folder, or
+    // one being removed by another process, is not ours to insist on.
+    void rm(path.join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

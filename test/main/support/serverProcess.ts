@@ -75,7 +75,11 @@ export async function startServer(
     logs,
     exited,
     kill: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) {
+        // A process group of its own is killed whole (its query workers too): nothing else signals it.
+        if (detached) process.kill(-child.pid!, 'SIGKILL');
+        else child.kill('SIGKILL');
+      }
       await exited;
     },
   };
