@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { constants, getPriority, setPriority } from 'node:os';
 import type { FileIdentity } from '../shared/fileIdentity.ts';
-import { workerTemporaryFolder } from './engines/duckdbSpill.ts';
+import { SPILL_DIRECTORY_VARIABLE, workerTemporaryFolder } from './engines/duckdbSpill.ts';
 import { TYPESCRIPT_LAUNCH, type WorkerLaunch } from './workerBuild.ts';
 import type { WorkerMessage, WorkerReply, WorkerStartup } from './workerProtocol.ts';
 
@@ -99,7 +99,7 @@ export class WorkerProcess<Task = unknown> {
     const temporary = workerTemporaryFolder();
     this.child = fork(launch.script, [databasePath], {
       execArgv: launch.execArgv,
-      env: { ...process.env, ...environment, ...(temporary ? { TMPDIR: temporary } : {}) },
+      env: { ...process.env, ...environment, ...(temporary ? { [SPILL_DIRECTORY_VARIABLE]: temporary } : {}) },
       serialization: 'advanced',
       // A worker's stdout goes to stderr: under the MCP stdio server, stdout carries the protocol alone.
       stdio: ['ignore', process.stderr, 'inherit', 'ipc'],
@@ -133,7 +133,7 @@ export class WorkerProcess<Task = unknown> {
       this.child.once('exit', this.exited);
     });
     // A worker stopped with SIGKILL (shutdown, a query past its time) cannot remove what it
-    // spilled: its temporary folder goes once it has ended, in the background (gigabytes take a
+    // spilled: its spill folder goes once it has ended, in the background (gigabytes take a
     // while), and stopped() waits for that.
     this.removed = new Promise((resolve) => {
       this.child.once('exit', () => {

@@ -109,8 +109,8 @@ describe('DuckDB beyond its memory limit', () => {
       try {
         const { rows } = await pool.run({ kind: 'select', connection: 'lake', table: 'lines', aggregates: [{ name: 'total', function: 'sum', column: 'amount' }] });
         expect(rows).toEqual([{ total: 1.5 }]);
-        // Each worker (and the warm spare) has a temporary folder of its own; the one that ran
-        // the query holds its DuckDB connection's spill folder.
+        // Each worker (and the warm spare) has a spill folder of its own; the one that ran the
+        // query holds its DuckDB connection's.
         const workers = readdirSync(spills).filter((name) => /^analyst-duckdb-.*-worker-/.test(name));
         expect(workers.length).toBeGreaterThanOrEqual(1);
         expect(workers.flatMap((worker) => readdirSync(path.join(spills, worker))).filter((name) => name.startsWith('analyst-duckdb-'))).toHaveLength(1);

@@ -2,8 +2,8 @@
  * Where DuckDB writes what does not fit in its memory_limit: a folder of each engine's own under
  * the system's temporary folder ($TMPDIR). DuckDB's default, `.tmp` in the working directory (or
  * beside the database file), fails on a read-only file system. A folder is removed when its
- * engine closes or its process exits normally; a query worker's live in a temporary folder the
- * pool gives it (workerTemporaryFolder) and removes once the worker has ended, SIGKILL or not.
+ * engine closes or its process exits normally; a query worker's live in a folder the pool gives
+ * it (workerTemporaryFolder) and removes once the worker has ended, SIGKILL or not.
  * The first engine a process opens also removes, in the background, folders left by processes
  * that ended otherwise (a crash, a host's OOM killer).
  *
@@ -18,6 +18,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const PREFIX = 'analyst-duckdb-';
+/** Set by the query pool for each worker (workerTemporaryFolder): where its spill folders go instead of $TMPDIR. */
+export const SPILL_DIRECTORY_VARIABLE = 'ANALYST_SPILL_DIRECTORY';
+
+/** Where spill folders are made and swept: the worker's own folder, or $TMPDIR. */
+const spillBase = () => process.env[SPILL_DIRECTORY_VARIABLE] || tmpdir();
 const NAME = /^analyst-duckdb-([0-9a-f]+)-(\d+)-(\d+)-(\d+)-/;
 
 export interface SpillFolder {
@@ -59,7 +64,7 @@ export function spillFolder(): SpillFolder {
   const name = self ? `${PREFIX}${self.boot}-${self.namespace}-${self.pid}-${self.started}-` : `${PREFIX}0-0-${process.pid}-0-`;
   let folder: string;
   try {
-    folder = mkdtempSync(path.join(tmpdir(), name));
+    folder = mkdtempSync(path.join(spillBase(), name));
   } catch {
     // $TMPDIR not writable (a read-only file system without a temporary volume): DuckDB still
     // answers everything that fits in memory.
@@ -76,14 +81,14 @@ export function spillFolder(): SpillFolder {
 }
 
 /**
- * A temporary folder for one query worker, named like a spill folder after this (the pool's)
- * process: the worker gets it as $TMPDIR, so its DuckDB spill folders (and SQLite's temporary
- * files) land inside, and the pool removes it, in the background, once the worker has ended — a
- * worker stopped with SIGKILL (at shutdown, or past its time) cannot remove its own. Should the
- * pool's process end first, the next sweep removes it. Undefined when none can be made.
+ * A folder for one query worker's spill folders, under $TMPDIR, named like a spill folder after
+ * this (the pool's) process: the worker gets it in SPILL_DIRECTORY_VARIABLE, and the pool
+ * removes it, in the background, once the worker has ended — a worker stopped with SIGKILL (at
+ * shutdown, or past its time) cannot remove its own. Should the pool's process end first, the
+ * next sweep removes it. Undefined when none can be made.
  * @example
  * const folder = workerTemporaryFolder();
- * fork(script, [], { env: { ...process.env, ...(folder ? { TMPDIR: folder } : {}) } });
+ * fork(script, [], { env: { ...process.env, ...(folder ? { [SPILL_DIRECTORY_VARIABLE]: folder } : {}) } });
  */
 export function workerTemporaryFolder(): string | undefined {
   const self = identity();
@@ -102,7 +107,7 @@ export function workerTemporaryFolder(): string | undefined {
 function removeEnded(self: Identity): void {
   let names: string[];
   try {
-    names = readdirSync(tmpdir());
+    names = readdirSync(spillBase());
   } catch {
     return;
   }
@@ -115,7 +120,7 @@ function removeEnded(self: Identity): void {
     if (now === 'unknown' || now === started) continue;
     // In the background: a spill of gigabytes takes a while to delete. Another user's folder, or
     // one being removed by another process, is not ours to insist on.
-    void rm(path.join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined);
+    void rm(path.join(spillBase(), name), { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
