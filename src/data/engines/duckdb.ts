@@ -26,7 +26,6 @@ export interface DuckdbOptions {
   memoryLimit?: string | undefined;
 }
 
-
 /**
  * Opens a DuckDB engine.
  * @example
