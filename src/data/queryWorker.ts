@@ -12,7 +12,7 @@
  * status 3 when the file is missing or unreadable, so the pool backs off instead of restarting
  * it in a loop. Messages are typed in workerProtocol.ts.
  */
-// First: signals are ignored from the start of the process (workerSignals.ts).
+// First in the worker's own module: signals are ignored from here on (workerSignals.ts).
 import './workerSignals.ts';
 import { existsSync } from 'node:fs';
 import { ToolError } from '../errors/index.ts';

@@ -4,7 +4,7 @@
  * the scheduling; this module only wraps the process and its messages.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { constants, getPriority, setPriority } from 'node:os';
 import type { FileIdentity } from '../shared/fileIdentity.ts';
@@ -52,14 +52,18 @@ export interface WorkerEvents<Task = unknown> {
 }
 
 /**
- * Worker processes still running. Should this process exit without stopping them (a second
- * Ctrl-C, a fatal error), they are killed with it: a worker ignores the signals a terminal or
+ * Worker processes still running, with their spill folders. Should this process exit without
+ * stopping them (a second Ctrl-C, a fatal error), they are killed with it: a worker ignores the signals a terminal or
  * systemd sends the whole group, and one inside a long SQLite statement would not notice its
  * closed channel until the statement ends.
  */
-const live = new Set<ChildProcess>();
+const live = new Map<ChildProcess, string | undefined>();
 process.once('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
+  for (const [child, folder] of live) {
+    child.kill('SIGKILL');
+    // Best effort: a file the dying worker still writes is left to the next start's sweep.
+    if (folder) rmSync(folder, { recursive: true, force: true, maxRetries: 2 });
+  }
 });
 
 /** A forked worker process and the query it is running, if any. */
@@ -80,7 +84,7 @@ export class WorkerProcess<Task = unknown> {
   yieldTimer: NodeJS.Timeout | undefined;
   /** The priority the process had before it yielded (see yieldCpu); undefined when it has not. */
   private normalPriority: number | undefined;
-  /** Settles once the process has ended and its temporary folder is removed. */
+  /** Settles once the process has ended (or could not start) and its spill folder is removed. */
   private removed: Promise<void>;
   /** What an exit means for the pool (a crash, a failed start); kill() leaves it unheard. */
   private exited: ((code: number | null, signal: NodeJS.Signals | null) => void) | undefined;
@@ -97,13 +101,18 @@ export class WorkerProcess<Task = unknown> {
    */
   constructor(databasePath: string, events: WorkerEvents<Task>, environment: Record<string, string> = {}, launch: WorkerLaunch = TYPESCRIPT_LAUNCH, yieldWhileStarting = true) {
     const temporary = workerTemporaryFolder();
-    this.child = fork(launch.script, [databasePath], {
-      execArgv: launch.execArgv,
-      env: { ...process.env, ...environment, ...(temporary ? { [SPILL_DIRECTORY_VARIABLE]: temporary } : {}) },
-      serialization: 'advanced',
-      // A worker's stdout goes to stderr: under the MCP stdio server, stdout carries the protocol alone.
-      stdio: ['ignore', process.stderr, 'inherit', 'ipc'],
-    });
+    try {
+      this.child = fork(launch.script, [databasePath], {
+        execArgv: launch.execArgv,
+        env: { ...process.env, ...environment, ...(temporary ? { [SPILL_DIRECTORY_VARIABLE]: temporary } : {}) },
+        serialization: 'advanced',
+        // A worker's stdout goes to stderr: under the MCP stdio server, stdout carries the protocol alone.
+        stdio: ['ignore', process.stderr, 'inherit', 'ipc'],
+      });
+    } catch (error) {
+      if (temporary) rmSync(temporary, { recursive: true, force: true });
+      throw error;
+    }
     this.ready = new Promise<FileIdentity | undefined>((resolve, reject) => {
       let failure: StartFailure | undefined;
       this.child.on('message', (message: WorkerStartup | WorkerReply) => {
@@ -134,15 +143,23 @@ export class WorkerProcess<Task = unknown> {
     });
     // A worker stopped with SIGKILL (shutdown, a query past its time) cannot remove what it
     // spilled: its spill folder goes once it has ended, in the background (gigabytes take a
-    // while), and stopped() waits for that.
+    // while), and stopped() waits for that. A process that could not be started ends with
+    // 'error' alone.
+    live.set(this.child, temporary);
     this.removed = new Promise((resolve) => {
-      this.child.once('exit', () => {
+      let finished = false;
+      const finish = () => {
+        if (finished) return;
+        finished = true;
+        live.delete(this.child);
         if (!temporary) return resolve();
         rm(temporary, { recursive: true, force: true }).then(resolve, () => resolve());
+      };
+      this.child.once('exit', finish);
+      this.child.once('error', () => {
+        if (this.child.pid === undefined) finish();
       });
     });
-    live.add(this.child);
-    this.child.once('exit', () => live.delete(this.child));
     this.ready.catch(() => undefined);
     // Starting a process (about 0.13 s of CPU) is no one's answer yet: it yields to running queries.
     if (yieldWhileStarting) {
@@ -206,7 +223,7 @@ export class WorkerProcess<Task = unknown> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
   }
 
-  /** Resolves once the process has ended and its temporary folder is gone (call `kill` first to stop it). */
+  /** Resolves once the process has ended and its spill folder is gone (call `kill` first to stop it). */
   stopped(): Promise<void> {
     return this.removed;
   }

@@ -95,14 +95,20 @@ describe('DuckDB beyond its memory limit', () => {
     expect(readdirSync(spills).filter((name) => name.startsWith('analyst-duckdb-'))).toHaveLength(3);
   });
 
-  it('leaves no folder of a query worker the pool stops with SIGKILL (at shutdown, or past its time)', async () => {
+  it('leaves no folder of a query worker the pool stops with SIGKILL (at shutdown, or past its time), and removes what a crashed service left', async () => {
     const directory = temporaryDirectory('spill-pool-');
     const lines = path.join(directory, 'lines.csv');
     writeFileSync(lines, 'doc,amount\nD1,1.5\n');
     const spills = temporaryDirectory('spills-');
     const before = process.env.TMPDIR;
-    // The pool makes its workers' temporary folders here.
+    // The pool makes its workers' spill folders here.
     process.env.TMPDIR = spills;
+    // What a crashed service left (its pid has ended): the pool removes it as it starts its workers.
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').replaceAll('-', '').slice(0, 12);
+    const namespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))![1];
+    const crashed = path.join(spills, `analyst-duckdb-${boot}-${namespace}-${spawnSync(process.execPath, ['-e', '']).pid}-12345-worker-a`);
+    mkdirSync(crashed);
+    writeFileSync(path.join(crashed, 'duckdb_temp_storage-0.tmp'), 'spilled');
     try {
       const connections = [{ name: 'default', url: `sqlite:${path.join(projectRoot, 'data/sample.db')}` }, { name: 'lake', url: 'duckdb:', files: { lines } }];
       const pool = await QueryPool.start({ databasePath: path.join(projectRoot, 'data/sample.db'), connections, workers: 1, timeoutMs: 30_000, logger: silentLogger() });
@@ -117,6 +123,8 @@ describe('DuckDB beyond its memory limit', () => {
       } finally {
         await pool.close();
       }
+      // Removed in the background: waited for, not timed.
+      for (let tries = 0; existsSync(crashed) && tries < 250; tries += 1) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(readdirSync(spills).filter((name) => name.startsWith('analyst-duckdb-'))).toEqual([]);
     } finally {
       if (before === undefined) delete process.env.TMPDIR;

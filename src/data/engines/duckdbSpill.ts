@@ -42,7 +42,15 @@ interface Identity {
 
 /** Folders of engines still open in this process, removed if it exits without closing them. */
 const live = new Set<string>();
+let exitHandled = false;
 let swept = false;
+
+/** Removes, once per process, the folders ended processes left in $TMPDIR (see removeEnded). */
+function sweepOnce(self: Identity | undefined): void {
+  if (swept || !self) return;
+  swept = true;
+  removeEnded(self);
+}
 
 /**
  * Makes a spill folder for one DuckDB engine.
@@ -54,9 +62,10 @@ let swept = false;
  */
 export function spillFolder(): SpillFolder {
   const self = identity();
-  if (!swept) {
-    swept = true;
-    if (self) removeEnded(self);
+  // A query worker's base is its own fresh folder: nothing to sweep there (its pool sweeps $TMPDIR).
+  if (!process.env[SPILL_DIRECTORY_VARIABLE]) sweepOnce(self);
+  if (!exitHandled) {
+    exitHandled = true;
     process.once('exit', () => {
       for (const folder of live) rmSync(folder, { recursive: true, force: true });
     });
@@ -92,6 +101,7 @@ export function spillFolder(): SpillFolder {
  */
 export function workerTemporaryFolder(): string | undefined {
   const self = identity();
+  sweepOnce(self);
   try {
     return mkdtempSync(path.join(tmpdir(), self ? `${PREFIX}${self.boot}-${self.namespace}-${self.pid}-${self.started}-worker-` : `${PREFIX}0-0-${process.pid}-0-worker-`));
   } catch {
