@@ -4,6 +4,7 @@
  * off the HTTP event loop; `createDataAccess` runs it in this process, for tests and scripts.
  */
 import { ToolError } from '../errors/index.ts';
+import { DEFAULT_DUCKDB_MEMORY_LIMIT } from '../shared/memorySize.ts';
 import { Connections, DEFAULT_CONNECTION } from './connections.ts';
 import type { DataDatabase } from './database.ts';
 import { sqliteEngine } from './engines/sqlite.ts';
@@ -84,7 +85,7 @@ export function queryFailure(error: unknown): ToolError {
   const message = error instanceof Error ? error.message : String(error);
   // DuckDB past its memory_limit, even after spilling: the names are right, the query too large.
   const hint = /Out of Memory Error/i.test(message)
-    ? "DuckDB needed more memory than its connection's memory_limit allows: narrow the question (fewer companies, periods or alignment dimensions), or raise the limit (memory_limit of the connection in the catalog, or DUCKDB_MEMORY_LIMIT for every DuckDB connection, 384MB by default)."
+    ? `DuckDB needed more memory than its connection's memory_limit allows: narrow the question (fewer companies, periods or alignment dimensions), or raise the limit (memory_limit of the connection in the catalog, or DUCKDB_MEMORY_LIMIT for every DuckDB connection, ${DEFAULT_DUCKDB_MEMORY_LIMIT} by default).`
     : 'Check the source, measure and filter names against the catalog of sources, or narrow the question.';
   return new ToolError('query_failed', `The database could not run the query: ${message}`, { hint });
 }

@@ -21,6 +21,10 @@ import { temporaryDirectory } from '../support/catalogFixture.ts';
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const engineModule = pathToFileURL(path.join(projectRoot, 'src/data/engines/duckdb.ts')).href;
 
+/** This machine's boot and this process's pid namespace, as spill folder names carry them. */
+const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').replaceAll('-', '').slice(0, 12);
+const namespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))![1];
+
 /** Runs an ES module script in a fresh Node process from `cwd`; its last output line, parsed. */
 function runScript(script: string, cwd: string, environment: NodeJS.ProcessEnv = process.env): unknown {
   const result = spawnSync(process.execPath, ['--import', tsx, '--input-type=module', '-e', script], { cwd, env: environment, encoding: 'utf8', timeout: 45_000 });
@@ -65,8 +69,6 @@ describe('DuckDB beyond its memory limit', () => {
   });
 
   it("removes the folders of ended processes of its boot and pid namespace, also when the pid was reused, and keeps the others'", () => {
-    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').replaceAll('-', '').slice(0, 12);
-    const namespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))![1];
     const startOf = (pid: number) => {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
@@ -104,8 +106,6 @@ describe('DuckDB beyond its memory limit', () => {
     // The pool makes its workers' spill folders here.
     process.env.TMPDIR = spills;
     // What a crashed service left (its pid has ended): the pool removes it as it starts its workers.
-    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').replaceAll('-', '').slice(0, 12);
-    const namespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))![1];
     const crashed = path.join(spills, `analyst-duckdb-${boot}-${namespace}-${spawnSync(process.execPath, ['-e', '']).pid}-12345-worker-a`);
     mkdirSync(crashed);
     writeFileSync(path.join(crashed, 'duckdb_temp_storage-0.tmp'), 'spilled');

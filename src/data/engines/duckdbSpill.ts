@@ -21,7 +21,7 @@ const PREFIX = 'analyst-duckdb-';
 /** Set by the query pool for each worker (workerTemporaryFolder): where its spill folders go instead of $TMPDIR. */
 export const SPILL_DIRECTORY_VARIABLE = 'ANALYST_SPILL_DIRECTORY';
 
-/** Where spill folders are made and swept: the worker's own folder, or $TMPDIR. */
+/** Where an engine makes its spill folder: the worker's own folder, or $TMPDIR (the only one swept). */
 const spillBase = () => process.env[SPILL_DIRECTORY_VARIABLE] || tmpdir();
 const NAME = /^analyst-duckdb-([0-9a-f]+)-(\d+)-(\d+)-(\d+)-/;
 
@@ -42,11 +42,17 @@ interface Identity {
 
 /** Folders of engines still open in this process, removed if it exits without closing them. */
 const live = new Set<string>();
-let exitHandled = false;
+process.once('exit', () => {
+  for (const folder of live) rmSync(folder, { recursive: true, force: true });
+});
+
+/** This process (read once: it does not change), and the start of its folders' names. */
+const self = identity();
+const ownPrefix = self ? `${PREFIX}${self.boot}-${self.namespace}-${self.pid}-${self.started}-` : `${PREFIX}0-0-${process.pid}-0-`;
 let swept = false;
 
 /** Removes, once per process, the folders ended processes left in $TMPDIR (see removeEnded). */
-function sweepOnce(self: Identity | undefined): void {
+function sweepOnce(): void {
   if (swept || !self) return;
   swept = true;
   removeEnded(self);
@@ -61,19 +67,11 @@ function sweepOnce(self: Identity | undefined): void {
  * spill.remove();
  */
 export function spillFolder(): SpillFolder {
-  const self = identity();
   // A query worker's base is its own fresh folder: nothing to sweep there (its pool sweeps $TMPDIR).
-  if (!process.env[SPILL_DIRECTORY_VARIABLE]) sweepOnce(self);
-  if (!exitHandled) {
-    exitHandled = true;
-    process.once('exit', () => {
-      for (const folder of live) rmSync(folder, { recursive: true, force: true });
-    });
-  }
-  const name = self ? `${PREFIX}${self.boot}-${self.namespace}-${self.pid}-${self.started}-` : `${PREFIX}0-0-${process.pid}-0-`;
+  if (!process.env[SPILL_DIRECTORY_VARIABLE]) sweepOnce();
   let folder: string;
   try {
-    folder = mkdtempSync(path.join(spillBase(), name));
+    folder = mkdtempSync(path.join(spillBase(), ownPrefix));
   } catch {
     // $TMPDIR not writable (a read-only file system without a temporary volume): DuckDB still
     // answers everything that fits in memory.
@@ -100,24 +98,23 @@ export function spillFolder(): SpillFolder {
  * fork(script, [], { env: { ...process.env, ...(folder ? { [SPILL_DIRECTORY_VARIABLE]: folder } : {}) } });
  */
 export function workerTemporaryFolder(): string | undefined {
-  const self = identity();
-  sweepOnce(self);
+  sweepOnce();
   try {
-    return mkdtempSync(path.join(tmpdir(), self ? `${PREFIX}${self.boot}-${self.namespace}-${self.pid}-${self.started}-worker-` : `${PREFIX}0-0-${process.pid}-0-worker-`));
+    return mkdtempSync(path.join(tmpdir(), `${ownPrefix}worker-`));
   } catch {
     return undefined;
   }
 }
 
 /**
- * Removes the folders of this boot and pid namespace whose process has ended: its pid no longer
+ * Removes the folders in $TMPDIR of this boot and pid namespace whose process has ended: its pid no longer
  * runs, or runs a process started at another time (the pid was reused). A process whose start
  * cannot be read for another reason (too many open files, a hidden /proc) is taken as running.
  */
 function removeEnded(self: Identity): void {
   let names: string[];
   try {
-    names = readdirSync(spillBase());
+    names = readdirSync(tmpdir());
   } catch {
     return;
   }
@@ -130,7 +127,7 @@ function removeEnded(self: Identity): void {
     if (now === 'unknown' || now === started) continue;
     // In the background: a spill of gigabytes takes a while to delete. Another user's folder, or
     // one being removed by another process, is not ours to insist on.
-    void rm(path.join(spillBase(), name), { recursive: true, force: true }).catch(() => undefined);
+    void rm(path.join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
@@ -163,4 +160,6 @@ function startOf(pid: number): string | 'ended' | 'unknown' {
 }
 
 /** The fields of a stat line from field 3 on: after the command name, which may hold spaces and parentheses. */
-const fieldsAfterName = (stat: string) => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+function fieldsAfterName(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
