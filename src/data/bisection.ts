@@ -6,10 +6,11 @@
  * by more bits and compared again, and once small their per-key rows are read and merged here
  * exactly as the row merge does (merges.ts). Same totals, classification and top differences.
  */
-import { BoundParameters, mergeKeyOrder } from './compile.ts';
+import { BoundParameters, decomposable, mergeKeyOrder } from './compile.ts';
 import { KeyHashUnavailableError } from '../errors/index.ts';
 import { compileSegmentRows, compileSegments, type SegmentLevel, type SegmentList } from './compileBisection.ts';
 import { text, type Engine, type MergeTotals } from './engines/engine.ts';
+import { keysAreUnique } from './uniqueKeys.ts';
 import { ChunkCursor, mergeAcrossEngines, mergedKeysOf, mergeSorted, type MergedKeys } from './merges.ts';
 import type { MergeQuery } from './query.ts';
 import type { Folding } from './reducer.ts';
@@ -33,9 +34,15 @@ export interface BisectionTuning {
    * 10 M keys came in 2.6–3.2 s instead of 4.7–5.9 s. More are streamed, in bounded memory.
    */
   wholeRows: number;
+  /**
+   * The sides whose rows are checksummed ungrouped (compileSegments): `auto` ungroups both when
+   * one has a unique index over its keys (uniqueKeys.ts), else a side on PostgreSQL, whose
+   * grouping by millions of keys costs a third of its pass; `none` groups both; `a` or `b` that side.
+   */
+  ungrouped: 'auto' | 'a' | 'b' | 'none';
 }
 
-export const DEFAULT_TUNING: BisectionTuning = { firstBits: 10, leafKeys: 16, directRows: 10_000, handOver: true, wholeRows: 100_000 };
+export const DEFAULT_TUNING: BisectionTuning = { firstBits: 10, leafKeys: 16, directRows: 10_000, handOver: true, wholeRows: 100_000, ungrouped: 'auto' };
 /**
  * Segments a finer level asks of a side at most (each is a row here, and a group in the engine):
  * PostgreSQL's default hash memory (work_mem 4 MB × hash_mem_multiplier 2) holds about 40,000 of
@@ -50,6 +57,9 @@ const MOST_BITS = 30;
  * differing, whatever its checksums say.
  */
 const MOST_EXACT_KEYS = 2 ** 21;
+/** The primes of compileBisection's amount fingerprints, which sides compare modulo them. */
+const PRIME = 2_147_483_647;
+const OTHER_PRIME = 2_147_483_629;
 
 interface Parents {
   bits: number;
@@ -81,7 +91,9 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
   const statements: string[] = [];
   const method = { name: 'checksum_bisection' as const, passes: 0, segments: 0, rows: 0 };
   const both = <T>(run: (engine: Engine, which: 'a' | 'b') => Promise<T>) => onBoth(engineA, engineB, run);
-  let level: SegmentLevel = { bits: firstBits };
+  const unique = await uniqueSides(engineA, engineB, query, tuning);
+  let ungrouped = ungroupedSides(engineA, engineB, query, tuning, unique);
+  let level: SegmentLevel = { bits: firstBits, ungrouped };
   /** The differing segments of the level before, which the current level splits. */
   let parents: Parents | undefined;
   let allKeys = 0;
@@ -101,18 +113,27 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
     });
     method.passes += 1;
     method.segments += segmentsA.length + segmentsB.length;
+    // More rows on an ungrouped side that may repeat keys than keys on the other (beyond a few
+    // missing keys): it does repeat them, and every segment holding one would differ. The first
+    // pass is taken again with that side grouped.
+    const repeating = ungrouped.find((which) => !unique[which] && repeatsKeys(which === 'a' ? segmentsA : segmentsB, which === 'a' ? segmentsB : segmentsA));
+    if (!parents && repeating) {
+      ungrouped = ungrouped.filter((which) => which !== repeating);
+      level = { bits: firstBits, ungrouped };
+      continue;
+    }
     const differing = compare(segmentsA, segmentsB, parents, keys, constantPartition);
-    if (method.passes === 1) allKeys = [...segmentsA, ...segmentsB].reduce((sum, segment) => sum + segment.keys, 0) / 2;
+    if (!parents) allKeys = [...segmentsA, ...segmentsB].reduce((sum, segment) => sum + segment.keys, 0) / 2;
     if (differing.length === 0) break;
     const rows = differing.reduce((sum, segment) => sum + segment.rows, 0);
     // Differences all over: splitting would read every key again, level after level, where one
     // row merge reads them once (it costs 3–5 passes; 7 levels took 2.2× as long at 10 M keys).
-    if (method.passes === 1 && rows > allKeys && tuning.handOver && engineA !== engineB) {
+    if (!parents && rows > allKeys && tuning.handOver && engineA !== engineB) {
       const merged = await mergeAcrossEngines(engineA, engineB, query, folding);
-      return { ...merged, sql: [...statements, merged.sql].join('\n'), method: { name: 'row_merge', passes: 2, segments: method.segments, rows: merged.method!.rows } };
+      return { ...merged, sql: [...statements, merged.sql].join('\n'), method: { name: 'row_merge', passes: method.passes + 1, segments: method.segments, rows: merged.method!.rows } };
     }
     const largest = differing.reduce((most, segment) => Math.max(most, segment.keys), 0);
-    if (method.passes === 1) {
+    if (!parents) {
       partitions = [...new Set([...segmentsA, ...segmentsB].map((segment) => segment.partition))];
       partitionIndex = new Map(partitions.map((partition, index) => [partition, index]));
     }
@@ -131,9 +152,41 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
     const split = Math.min(Math.ceil(Math.log2(average / leafKeys)), fits);
     const bits = Math.min(MOST_BITS, level.bits + Math.max(1, split));
     parents = { bits: level.bits, ids: new Set(differing.map(idOf)) };
-    level = { bits, within };
+    level = { bits, within, ungrouped };
   }
   return { sql: statements.join('\n'), partitions: keys.partitions(), method };
+}
+
+/** Which sides hold one row per key at most, as their databases guarantee (only asked when ungrouping may follow). */
+async function uniqueSides(engineA: Engine, engineB: Engine, query: MergeQuery, tuning: BisectionTuning): Promise<Record<'a' | 'b', boolean>> {
+  if (tuning.ungrouped !== 'auto' || query.preAggregate) return { a: false, b: false };
+  // A server that speaks PostgreSQL's protocol without its catalog keeps both sides grouped.
+  const unique = (engine: Engine, which: 'a' | 'b') => keysAreUnique(engine, query[which]).catch(() => false);
+  const [a, b] = await Promise.all([unique(engineA, 'a'), unique(engineB, 'b')]);
+  return { a, b };
+}
+
+/**
+ * The sides that checksum their rows ungrouped (compileSegments), those whose measures sum per
+ * row: both when one holds a key once at most (it vouches for the other), else one on PostgreSQL
+ * (or as tuned). Pre-aggregated sides have few keys: grouping them costs nothing.
+ */
+function ungroupedSides(engineA: Engine, engineB: Engine, query: MergeQuery, tuning: BisectionTuning, unique: Record<'a' | 'b', boolean>): ('a' | 'b')[] {
+  if (tuning.ungrouped === 'none' || query.preAggregate) return [];
+  const sides = (['a', 'b'] as const).filter((which) => decomposable(query[which].measure));
+  if (tuning.ungrouped !== 'auto') return sides.filter((which) => which === tuning.ungrouped);
+  if (unique.a || unique.b) return sides;
+  return sides.filter((which) => (which === 'a' ? engineA : engineB).kind === 'postgres').slice(0, 1);
+}
+
+/**
+ * Whether an ungrouped side (`rows`, a pass's segments) holds more rows than the other side has keys
+ * by more than a few missing keys would explain (0.1 %, at least 100): then it repeats keys.
+ */
+function repeatsKeys(rows: Segment[], keys: Segment[]): boolean {
+  const count = (segments: Segment[]) => segments.reduce((sum, segment) => sum + segment.keys, 0);
+  const [rowCount, keyCount] = [count(rows), count(keys)];
+  return rowCount - keyCount > Math.max(100, keyCount / 1000);
 }
 
 const idOf = (segment: { partition: string | null; segment: number }) => `${segment.segment}:${segment.partition === null ? '-' : `+${segment.partition}`}`;
@@ -155,12 +208,15 @@ function compare(segmentsA: Segment[], segmentsB: Segment[], parents: Parents | 
   for (const a of segmentsA.filter(relevant)) {
     const b = fromB.get(idOf(a));
     fromB.delete(idOf(a));
-    if (b && a.keys <= MOST_EXACT_KEYS && b.keys === a.keys && b.keySum === a.keySum && b.otherKeySum === a.otherKeySum && b.weightedSum === a.weightedSum && b.amountSum === a.amountSum) keys.agree(constantPartition ?? a.partition, a.keys, a.total, b.total);
+    if (b && a.keys <= MOST_EXACT_KEYS && b.keys === a.keys && b.keySum === a.keySum && b.otherKeySum === a.otherKeySum && modulo(b.weightedSum - a.weightedSum, PRIME) === 0 && modulo(b.amountSum - a.amountSum, OTHER_PRIME) === 0) keys.agree(constantPartition ?? a.partition, a.keys, a.total, b.total);
     else differing.push({ partition: a.partition, segment: a.segment, keys: Math.max(a.keys, b?.keys ?? 0), rows: a.keys + (b?.keys ?? 0) });
   }
   for (const b of fromB.values()) differing.push({ partition: b.partition, segment: b.segment, keys: b.keys, rows: b.keys });
   return differing;
 }
+
+/** `value` modulo `prime`, whatever the sign (sums are exact integers below 2^53). */
+const modulo = (value: number, prime: number) => ((value % prime) + prime) % prime;
 
 /**
  * Reads both sides' per-key rows of the differing segments, in key order, and merges them; `whole`

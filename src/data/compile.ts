@@ -151,10 +151,11 @@ function condition(filter: Filter, dialect: Dialect, parameters: BoundParameters
   }
 }
 
-const decomposable = (measure: MeasureExpression) => measure.function === 'sum' || measure.function === 'count';
+/** Whether a measure is a sum of per-row values (sum, count), so rows can be summed in any grouping. */
+export const decomposable = (measure: MeasureExpression) => measure.function === 'sum' || measure.function === 'count';
 
 /** The per-row value that, summed, gives the measure: the column, or 1/0 for counts. */
-function rowValue(measure: MeasureExpression): string {
+export function rowValue(measure: MeasureExpression): string {
   if (measure.function === 'sum') return `COALESCE(${quoteIdentifier(measure.column ?? '')}, 0)`;
   if (measure.column) return `CASE WHEN ${quoteIdentifier(measure.column)} IS NOT NULL THEN 1 ELSE 0 END`;
   return '1';

@@ -91,13 +91,34 @@ function database(): string {
       for (const row of dataset[side]) insert.run(row.doc, row.line, row.cur, row.cents === null ? null : row.cents / 100 + (row.half ? 0.005 : 0));
     }
   });
+  // 3,000 keys, three amounts changed on b: some keys repeated alike on both sides (`few_a`,
+  // `few_b`), or every key three times (`all_…`); a unique index on a (`unique_a`) against a b
+  // repeating some keys; a unique index over a NULL-able currency holding NULLs twice (`nulls_…`).
+  const sides = [
+    { name: 'few', repeats: (key: number) => (key % 75 === 0 ? 2 : 1), index: '' },
+    { name: 'all', repeats: () => 3, index: '' },
+    { name: 'unique', repeats: (key: number, side: string) => (side === 'b' && key % 75 === 0 ? 2 : 1), index: 'a' },
+    { name: 'nulls', repeats: (key: number) => (key % 75 === 0 ? 2 : 1), index: 'ab' },
+  ];
+  for (const { name, repeats, index } of sides) {
+    for (const side of ['a', 'b'] as const) {
+      const notNull = name === 'unique' ? ' NOT NULL' : '';
+      db.exec(`CREATE TABLE ${name}_${side} (doc TEXT${notNull}, line INTEGER${notNull}, cur TEXT${notNull}, amount REAL)`);
+      const insert = db.prepare(`INSERT INTO ${name}_${side} VALUES (?, ?, ?, ?)`);
+      for (let key = 0; key < 3_000; key += 1) {
+        const cur = name === 'nulls' && key % 75 === 0 ? null : key % 3 ? 'EUR' : 'USD';
+        for (let row = 0; row < repeats(key, side); row += 1) insert.run(`D${Math.floor(key / 10)}`, key % 10, cur, (key * 7 + row) / 4 + (side === 'b' && row === 0 && key % 1_000 === 500 ? 1 : 0));
+      }
+      if (index.includes(side)) db.exec(`CREATE UNIQUE INDEX ix_${name}_${side} ON ${name}_${side} (doc, line, cur)`);
+    }
+  }
   db.close();
   return file;
 }
 
 /** The largest dataset: with a side without rows a bisection would never call the hash at all. */
 const largest = datasets.reduce((best, dataset, at) => (dataset.a.length > datasets[best]!.a.length ? at : best), 0);
-const tables = datasets.flatMap((_, index) => [`a${index}`, `b${index}`]);
+const tables = [...datasets.flatMap((_, index) => [`a${index}`, `b${index}`]), ...['few', 'all', 'unique', 'nulls'].flatMap((name) => [`${name}_a`, `${name}_b`])];
 let fixture: EngineFixture;
 let fixtureFile: string;
 beforeAll(async () => {
@@ -161,7 +182,10 @@ const unordered = (result: Awaited<ReturnType<typeof outcome>>) => ({
 });
 
 // Streams the rows of differing segments (wholeRows 0), where the service's tuning reads these few whole.
-const deep: BisectionTuning = { firstBits: 1, leafKeys: 1, directRows: 0, handOver: false, wholeRows: 0 };
+const deep: BisectionTuning = { firstBits: 1, leafKeys: 1, directRows: 0, handOver: false, wholeRows: 0, ungrouped: 'none' };
+// One side checksums its rows ungrouped (the service does so on PostgreSQL): every dialect writes it.
+const rowsOfA: BisectionTuning = { ...deep, ungrouped: 'a' };
+const rowsOfB: BisectionTuning = { ...deep, ungrouped: 'b' };
 const pairs: [FixtureEngine, FixtureEngine][] = [
   ['sqlite', 'duckdb'],
   ['sqlite', 'postgres'],
@@ -184,12 +208,42 @@ describe.each(pairs)('checksum bisection with side a on %s and side b on %s', (f
         // their own types, an INTEGER column by number: the same keys, maybe in another order).
         const onOneEngine = await outcome((folding) => (one.merge ? one.merge(query, folding) : mergeOnEngine(one, query, folding)), query);
         expect(unordered(expected), `dataset ${index}, keys ${shape}: row merge against one engine`).toEqual(unordered(onOneEngine));
-        for (const tuning of [deep, DEFAULT_TUNING]) {
-          const context = `dataset ${index} (seed ${seed}), keys ${shape}, ${tuning === deep ? 'one level at a time' : 'service tuning'}`;
+        for (const tuning of [deep, rowsOfA, rowsOfB, DEFAULT_TUNING]) {
+          const context = `dataset ${index} (seed ${seed}), keys ${shape}, ${tuning === DEFAULT_TUNING ? 'service tuning' : `one level at a time, rows of ${tuning.ungrouped}`}`;
           expect(await outcome((folding) => bisect(one, two, query, folding, tuning), query), context).toEqual(expected);
         }
         // Both sides on one connection (every engine holds the same tables): one statement after the other.
         expect(await outcome((folding) => bisect(one, one, query, folding, deep), query), `dataset ${index} on one connection`).toEqual(expected);
+      }
+    });
+  });
+});
+
+describe.each(pairs)('keys repeated on a side, a on %s and b on %s', (first, second) => {
+  it('are counted once each, whichever side checksums its rows; a side that repeats every key is grouped after one pass', async () => {
+    await onConnections(first, second, async (connections) => {
+      const one = await connections.engine('one');
+      const two = await connections.engine('two');
+      const tables = [['few_a', 'few_b'], ['all_a', 'all_b'], ['unique_a', 'unique_b'], ['unique_b', 'unique_a'], ['nulls_a', 'nulls_b'], ['nulls_b', 'nulls_a']];
+      for (const [tableA, tableB] of tables) {
+        const base = columnMerge(0, { a: 'one', b: 'two' });
+        const query = { ...base, a: { ...base.a, table: tableA! }, b: { ...base.b, table: tableB! } };
+        const expected = await outcome((folding) => mergeAcrossEngines(one, two, query, folding), query);
+        expect(expected.partitions.reduce((sum, partition) => sum + partition.keys, 0)).toBe(3_000);
+        for (const ungrouped of ['a', 'b', 'auto'] as const) {
+          const context = `${tableA} against ${tableB}, ungrouped ${ungrouped}`;
+          let method: unknown;
+          const bisected = await outcome(async (folding) => {
+            const totals = await bisect(one, two, query, folding, { ...DEFAULT_TUNING, ungrouped });
+            method = totals.method;
+            return totals;
+          }, query);
+          expect(bisected, context).toEqual(expected);
+          // Every key repeated: the first pass is taken again with that side grouped, and the
+          // segments of the three changed keys are all that is read row by row (not every key).
+          expect(method, context).toMatchObject({ name: 'checksum_bisection', rows: expect.any(Number) });
+          if (tableA === 'all_a') expect((method as { rows: number }).rows, context).toBeLessThan(30);
+        }
       }
     });
   });
