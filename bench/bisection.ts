@@ -9,12 +9,18 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import pg from 'pg';
 import { projectRoot } from '../src/config/config.ts';
 import { loadData } from '../src/data/load/index.ts';
 import type { EnginePreparer } from './engines.ts';
 
-export type BisectionPair = 'postgres+duckdb' | 'sqlite+duckdb';
-export const BISECTION_PAIRS: readonly BisectionPair[] = ['postgres+duckdb', 'sqlite+duckdb'];
+/**
+ * `postgres+duckdb`: the warehouse table has a unique index over the compared keys (as a table
+ * whose primary key is the document line has), so both sides sum their rows ungrouped;
+ * `postgres-nokey+duckdb`: the same table without it, so DuckDB groups its keys.
+ */
+export type BisectionPair = 'postgres+duckdb' | 'postgres-nokey+duckdb' | 'sqlite+duckdb';
+export const BISECTION_PAIRS: readonly BisectionPair[] = ['postgres+duckdb', 'postgres-nokey+duckdb', 'sqlite+duckdb'];
 export const DIFFERING_KEYS = [0, 10, 1_000, 100_000] as const;
 
 export interface BisectionFigure {
@@ -49,7 +55,9 @@ export async function measureBisection(preparer: EnginePreparer, sqliteFile: str
   const copies = await plantedCopies(sqliteFile, rows, dataDirectory, log);
   const figures: BisectionFigure[] = [];
   for (const pair of pairs) {
-    const a = pair === 'postgres+duckdb' ? { name: 'warehouse', url: await preparer.postgresUrl(sqliteFile, rows) } : { name: 'default', url: `sqlite:${sqliteFile}` };
+    const onPostgres = pair !== 'sqlite+duckdb';
+    const a = onPostgres ? { name: 'warehouse', url: await preparer.postgresUrl(sqliteFile, rows) } : { name: 'default', url: `sqlite:${sqliteFile}` };
+    if (onPostgres) await lineKey(a.url, pair === 'postgres+duckdb', log);
     const setup = (differing: number) => ({
       connections: [a, { name: 'exports', url: 'duckdb:', files: { [`fi_acquisition_${differing}`]: copies.get(differing)! } }],
       a: a.name,
@@ -80,6 +88,18 @@ export async function measureBisection(preparer: EnginePreparer, sqliteFile: str
     }
   }
   return figures;
+}
+
+/** Gives the warehouse's fi_acquisition a unique index over document, line and currency, or takes it away. */
+async function lineKey(url: string, unique: boolean, log: (line: string) => void): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    if (!unique) await client.query('DROP INDEX IF EXISTS bench_acq_line_key');
+    else await client.query('CREATE UNIQUE INDEX IF NOT EXISTS bench_acq_line_key ON fi_acquisition (ac_docnr, docline, curkey_lc)').catch((error: Error) => log(`  no unique index (${error.message}): the warehouse side is grouped`));
+  } finally {
+    await client.end();
+  }
 }
 
 function run(approach: 'bisect' | 'merge' | 'floor', setup: object, runs: number): Measured {
