@@ -8,9 +8,9 @@
  */
 import { BoundParameters, decomposable, mergeKeyOrder } from './compile.ts';
 import { KeyHashUnavailableError } from '../errors/index.ts';
-import { compileSegmentRows, compileSegments, type SegmentLevel, type SegmentList } from './compileBisection.ts';
+import { compileSegmentRows, compileSegments, OTHER_PRIME, PRIME, type SegmentLevel, type SegmentList } from './compileBisection.ts';
 import { text, type Engine, type MergeTotals } from './engines/engine.ts';
-import { keysAreUnique } from './uniqueKeys.ts';
+import { keysAreUnique, keysGroupAsText } from './uniqueKeys.ts';
 import { ChunkCursor, mergeAcrossEngines, mergedKeysOf, mergeSorted, type MergedKeys } from './merges.ts';
 import type { MergeQuery } from './query.ts';
 import type { Folding } from './reducer.ts';
@@ -57,9 +57,6 @@ const MOST_BITS = 30;
  * differing, whatever its checksums say.
  */
 const MOST_EXACT_KEYS = 2 ** 21;
-/** The primes of compileBisection's amount fingerprints, which sides compare modulo them. */
-const PRIME = 2_147_483_647;
-const OTHER_PRIME = 2_147_483_629;
 
 interface Parents {
   bits: number;
@@ -91,9 +88,11 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
   const statements: string[] = [];
   const method = { name: 'checksum_bisection' as const, passes: 0, segments: 0, rows: 0 };
   const both = <T>(run: (engine: Engine, which: 'a' | 'b') => Promise<T>) => onBoth(engineA, engineB, run);
-  const unique = await uniqueSides(engineA, engineB, query, tuning);
-  let ungrouped = ungroupedSides(engineA, engineB, query, tuning, unique);
+  const facts = await keyFacts(engineA, engineB, query, tuning);
+  let ungrouped = ungroupedSides(engineA, engineB, query, tuning, facts);
   let level: SegmentLevel = { bits: firstBits, ungrouped };
+  /** A side's first pass kept while the other's is taken again. */
+  let kept: { which: 'a' | 'b'; segments: Segment[] } | undefined;
   /** The differing segments of the level before, which the current level splits. */
   let parents: Parents | undefined;
   let allKeys = 0;
@@ -102,6 +101,7 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
   let partitionIndex = new Map<string | null, number>();
   for (;;) {
     const [segmentsA, segmentsB] = await both(async (engine, which) => {
+      if (kept?.which === which) return kept.segments;
       const parameters = new BoundParameters(engine.dialect);
       const sql = compileSegments(query, which, engine.dialect, parameters, level);
       statements.push(shown(sql));
@@ -112,14 +112,16 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
       throw error;
     });
     method.passes += 1;
-    method.segments += segmentsA.length + segmentsB.length;
+    method.segments += (kept?.which === 'a' ? 0 : segmentsA.length) + (kept?.which === 'b' ? 0 : segmentsB.length);
+    kept = undefined;
     // More rows on an ungrouped side that may repeat keys than keys on the other (beyond a few
-    // missing keys): it does repeat them, and every segment holding one would differ. The first
-    // pass is taken again with that side grouped.
-    const repeating = ungrouped.find((which) => !unique[which] && repeatsKeys(which === 'a' ? segmentsA : segmentsB, which === 'a' ? segmentsB : segmentsA));
-    if (!parents && repeating) {
+    // missing keys): it does repeat them, and every segment holding one would differ. Its first
+    // pass is taken again, grouped; the other side's stands.
+    const repeating = parents ? undefined : ungrouped.find((which) => !facts[which].unique && repeatsKeys(which === 'a' ? segmentsA : segmentsB, which === 'a' ? segmentsB : segmentsA));
+    if (repeating) {
       ungrouped = ungrouped.filter((which) => which !== repeating);
       level = { bits: firstBits, ungrouped };
+      kept = repeating === 'a' ? { which: 'b', segments: segmentsB } : { which: 'a', segments: segmentsA };
       continue;
     }
     const differing = compare(segmentsA, segmentsB, parents, keys, constantPartition);
@@ -157,26 +159,40 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
   return { sql: statements.join('\n'), partitions: keys.partitions(), method };
 }
 
-/** Which sides hold one row per key at most, as their databases guarantee (only asked when ungrouping may follow). */
-async function uniqueSides(engineA: Engine, engineB: Engine, query: MergeQuery, tuning: BisectionTuning): Promise<Record<'a' | 'b', boolean>> {
-  if (tuning.ungrouped !== 'auto' || query.preAggregate) return { a: false, b: false };
+interface KeyFacts {
+  /** The side holds one row per key at most (uniqueKeys.ts). */
+  unique: boolean;
+  /** Its key columns' values are equal exactly when their texts are (uniqueKeys.ts). */
+  textual: boolean;
+}
+
+/** What each side's database guarantees about its keys (only asked when ungrouping may follow). */
+async function keyFacts(engineA: Engine, engineB: Engine, query: MergeQuery, tuning: BisectionTuning): Promise<Record<'a' | 'b', KeyFacts>> {
+  const none = { unique: false, textual: false };
+  if (tuning.ungrouped !== 'auto' || query.preAggregate) return { a: none, b: none };
   // A server that speaks PostgreSQL's protocol without its catalog keeps both sides grouped.
-  const unique = (engine: Engine, which: 'a' | 'b') => keysAreUnique(engine, query[which]).catch(() => false);
-  const [a, b] = await Promise.all([unique(engineA, 'a'), unique(engineB, 'b')]);
+  const factsOf = async (engine: Engine, which: 'a' | 'b'): Promise<KeyFacts> => {
+    const [unique, textual] = await Promise.all([keysAreUnique(engine, query[which]), keysGroupAsText(engine, query[which])]).catch(() => [false, false]);
+    return { unique, textual };
+  };
+  const [a, b] = await Promise.all([factsOf(engineA, 'a'), factsOf(engineB, 'b')]);
   return { a, b };
 }
 
 /**
  * The sides that checksum their rows ungrouped (compileSegments), those whose measures sum per
- * row: both when one holds a key once at most (it vouches for the other), else one on PostgreSQL
- * (or as tuned). Pre-aggregated sides have few keys: grouping them costs nothing.
+ * row: both when one holds a key once at most (it vouches for the other), else a PostgreSQL side;
+ * an uncertified PostgreSQL side only if its key columns compare as their texts do (rows summed
+ * by key text must find the keys its grouping by column finds), or as tuned. Pre-aggregated sides have few keys: grouping them costs nothing.
  */
-function ungroupedSides(engineA: Engine, engineB: Engine, query: MergeQuery, tuning: BisectionTuning, unique: Record<'a' | 'b', boolean>): ('a' | 'b')[] {
+function ungroupedSides(engineA: Engine, engineB: Engine, query: MergeQuery, tuning: BisectionTuning, facts: Record<'a' | 'b', KeyFacts>): ('a' | 'b')[] {
   if (tuning.ungrouped === 'none' || query.preAggregate) return [];
   const sides = (['a', 'b'] as const).filter((which) => decomposable(query[which].measure));
   if (tuning.ungrouped !== 'auto') return sides.filter((which) => which === tuning.ungrouped);
-  if (unique.a || unique.b) return sides;
-  return sides.filter((which) => (which === 'a' ? engineA : engineB).kind === 'postgres').slice(0, 1);
+  // A PostgreSQL side is known either way (a DuckDB or Parquet side's keys are taken as texts).
+  const byText = (which: 'a' | 'b') => facts[which].unique || facts[which].textual || (which === 'a' ? engineA : engineB).kind !== 'postgres';
+  if (facts.a.unique || facts.b.unique) return sides.filter(byText);
+  return sides.filter((which) => facts[which].textual).slice(0, 1);
 }
 
 /**

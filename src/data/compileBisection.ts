@@ -10,9 +10,12 @@ import { keyColumns, keyTexts, mergeKeyOrder, rowValue, sideValue, whereClause, 
 import { quoteIdentifier, type Dialect } from './dialect.ts';
 import type { MergeQuery, MergeSide } from './query.ts';
 
-/** Primes below 2^31: products of two residues fit a signed 64-bit integer on every engine. */
-const PRIME = 2_147_483_647;
-const OTHER_PRIME = 2_147_483_629;
+/**
+ * Primes below 2^31: products of two residues fit a signed 64-bit integer on every engine. Sides
+ * compare their amount sums modulo them (bisection.ts).
+ */
+export const PRIME = 2_147_483_647;
+export const OTHER_PRIME = 2_147_483_629;
 /** 32 bits of a 64-bit hash as a non-negative number (on every engine, whatever its shift does with the sign). */
 const UINT32_MASK = 4_294_967_295;
 /** U+001E stands for NULL in a key's text (U+001F, dialect.keyHash's separator, joins the parts). */

@@ -1,25 +1,52 @@
 /**
- * Whether a side of a merge has at most one row per key, as its database guarantees it: on
- * PostgreSQL, a valid unique index over key columns only (no expression, no condition), each
- * NOT NULL. Checksum bisection then sums both sides' rows ungrouped (bisection.ts): a side known
- * to repeat no key vouches for the other's agreeing segments. Other engines answer false: SQLite
- * lets a unique column hold both 1 and '1' (one key text), and a Parquet file promises nothing.
+ * What a side's database guarantees about its keys, for checksum bisection's ungrouped sides
+ * (bisection.ts), read from PostgreSQL's catalog; other engines promise nothing (SQLite lets a
+ * unique column hold both 1 and '1', one key text; a Parquet file has no constraints):
+ * - unique: at most one row per key, so the side vouches for the other's agreeing segments;
+ * - keyed by text: two values of a key column are equal only if their texts are, so summing rows
+ *   by their key text finds the keys grouping by the columns finds.
  */
+import { quoteIdentifier } from './dialect.ts';
 import type { Engine } from './engines/engine.ts';
 import type { MergeSide } from './query.ts';
 
 /**
- * A unique index whose key columns (INCLUDE columns aside) are all among `$2` and NOT NULL
- * (NULLs are distinct in a unique index, but every NULL has the same key text).
+ * A valid unique index on the table itself (not one with inheriting children, whose rows a
+ * unique index of the parent does not cover; a partitioned table's index covers every
+ * partition), over key columns only (INCLUDE columns aside), none an expression, no condition,
+ * each column NOT NULL by a validated constraint (NULLs are distinct in a unique index but
+ * share one key text; PostgreSQL 18 records NOT VALID NOT NULL constraints in pg_constraint).
  */
 const UNIQUE_INDEX = `SELECT 1 FROM pg_index AS i
+JOIN pg_class AS t ON t.oid = i.indrelid
 WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL
+AND (t.relkind = 'p' OR NOT EXISTS (SELECT 1 FROM pg_inherits WHERE inhparent = i.indrelid))
 AND NOT EXISTS (
   SELECT 1 FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, position)
   JOIN pg_attribute AS a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-  WHERE k.position <= i.indnkeyatts AND (NOT a.attnotnull OR NOT (a.attname = ANY($2::text[])))
+  WHERE k.position <= i.indnkeyatts AND (
+    NOT a.attnotnull OR NOT (a.attname = ANY($2::text[]))
+    OR EXISTS (SELECT 1 FROM pg_constraint AS c WHERE c.conrelid = i.indrelid AND c.contype = 'n' AND NOT c.convalidated AND a.attnum = ANY(c.conkey))
+  )
 )
 LIMIT 1`;
+
+/**
+ * Types whose equal values print alike and whose distinct values print apart (numeric does not:
+ * 1.0 = 1.00; nor float8: -0 = 0; nor citext or a nondeterministic collation: 'a' = 'A').
+ */
+const TEXTUAL_TYPES = ['text', 'varchar', 'bpchar', 'int2', 'int4', 'int8', 'date', 'bool', 'uuid', 'timestamp', 'timestamptz'];
+
+/** Each named column's type and whether its collation is deterministic. */
+const KEY_COLUMNS = `SELECT a.attname, t.typname, COALESCE(co.collisdeterministic, true)
+FROM pg_attribute AS a
+JOIN pg_type AS t ON t.oid = a.atttypid
+LEFT JOIN pg_collation AS co ON co.oid = a.attcollation
+WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped AND a.attname = ANY($2::text[])`;
+
+const columnsOf = (side: MergeSide) => [...new Set(side.keys.flatMap((key) => ('column' in key ? [key.column] : [])))];
+/** The engine's parameters are plain values: a list travels as an array literal. */
+const arrayLiteral = (names: string[]) => `{${names.map((name) => `"${name.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 
 /**
  * Whether `side`'s table holds at most one row per key (its rows, filtered or not).
@@ -27,11 +54,22 @@ LIMIT 1`;
  * await keysAreUnique(postgres, { table: 'fi_acquisition', keys: [{ column: 'ac_docnr' }, { column: 'docline' }], … }); // true with a unique index on both
  */
 export async function keysAreUnique(engine: Engine, side: MergeSide): Promise<boolean> {
+  const columns = columnsOf(side);
+  if (engine.kind !== 'postgres' || columns.length === 0) return false;
+  // The table's own name: the dialect may read a table with computed columns through a subquery.
+  return (await engine.all(UNIQUE_INDEX, [quoteIdentifier(side.table), arrayLiteral(columns)])).length > 0;
+}
+
+/**
+ * Whether every key column of `side` is a column of its table whose values are equal exactly
+ * when their texts are (see TEXTUAL_TYPES), so keys found by text are the keys found by column.
+ * @example
+ * await keysGroupAsText(postgres, { table: 'fi_acquisition', keys: [{ column: 'ac_docnr' }, { literal: 'EUR' }], … }); // true: a text column
+ */
+export async function keysGroupAsText(engine: Engine, side: MergeSide): Promise<boolean> {
+  const columns = columnsOf(side);
   if (engine.kind !== 'postgres') return false;
-  const columns = side.keys.flatMap((key) => ('column' in key ? [key.column] : []));
-  if (columns.length === 0) return false;
-  // Text parameters: the pg driver would send a JavaScript array as one, but the engine's
-  // parameters are plain values; the list travels as an array literal.
-  const rows = await engine.all(UNIQUE_INDEX, [engine.dialect.table(side.table), `{${columns.map((column) => `"${column.replace(/["\\]/g, '\\$&')}"`).join(',')}}`]);
-  return rows.length > 0;
+  if (columns.length === 0) return true;
+  const rows = await engine.all(KEY_COLUMNS, [quoteIdentifier(side.table), arrayLiteral(columns)]);
+  return rows.length === columns.length && rows.every(([, type, deterministic]) => TEXTUAL_TYPES.includes(String(type)) && deterministic === true);
 }

@@ -1,16 +1,18 @@
 /**
- * Which sides of a merge hold one row per key at most, as their database guarantees it: a unique
- * index over NOT NULL key columns on a real PostgreSQL server; never a NULL-able one, an index
- * over other columns too, or an engine that cannot promise it.
+ * What a side's database guarantees about its keys, on a real PostgreSQL server: one row per key
+ * at most (a unique index over NOT NULL key columns; never a NULL-able one, one over other columns
+ * too, a partial or expression index, a parent with inheriting children), and keys found by text
+ * (types whose equal values print alike); other engines promise nothing.
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connections } from '../../src/data/connections.ts';
 import type { MergeSide } from '../../src/data/query.ts';
-import { keysAreUnique } from '../../src/data/uniqueKeys.ts';
+import { keysAreUnique, keysGroupAsText } from '../../src/data/uniqueKeys.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { engineFixture, type EngineFixture } from '../support/engineFixture.ts';
+import { withPostgres } from '../support/postgresClient.ts';
 
 let fixture: EngineFixture;
 beforeAll(async () => {
@@ -27,6 +29,21 @@ beforeAll(async () => {
     INSERT INTO plain_lines VALUES ('D1', 1, 1), ('D1', 1, 2);`);
   db.close();
   fixture = await engineFixture(file, ['lines', 'open_lines', 'plain_lines']);
+  // What a SQLite file cannot carry: an inheriting child, partial, expression and INCLUDE indexes, other key types.
+  await withPostgres(fixture.specs.postgres.url, async (client) => {
+    await client.query(`CREATE TABLE parent_lines (doc text NOT NULL, line int NOT NULL, amount float8);
+      CREATE UNIQUE INDEX ix_parent_lines ON parent_lines (doc, line);
+      CREATE TABLE child_lines () INHERITS (parent_lines);
+      INSERT INTO parent_lines VALUES ('D1', 1, 1); INSERT INTO child_lines VALUES ('D1', 1, 2);
+      CREATE TABLE partial_lines (doc text NOT NULL, line int NOT NULL, open bool NOT NULL, amount float8);
+      CREATE UNIQUE INDEX ix_partial_lines ON partial_lines (doc, line) WHERE open;
+      CREATE TABLE lower_lines (doc text NOT NULL, line int NOT NULL, amount float8);
+      CREATE UNIQUE INDEX ix_lower_lines ON lower_lines (lower(doc), line);
+      CREATE TABLE covered_lines (doc text NOT NULL, line int NOT NULL, amount float8 NOT NULL);
+      CREATE UNIQUE INDEX ix_covered_lines ON covered_lines (doc, line) INCLUDE (amount);
+      CREATE COLLATION IF NOT EXISTS case_blind (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+      CREATE TABLE typed_lines (doc text NOT NULL, code text COLLATE case_blind, price numeric, day date, id uuid, amount float8);`);
+  });
 }, 120_000);
 afterAll(() => fixture?.drop());
 
@@ -45,6 +62,27 @@ describe('keysAreUnique', () => {
       expect(await keysAreUnique(engine, side('open_lines', { column: 'doc' }, { column: 'line' }))).toBe(false);
       expect(await keysAreUnique(engine, side('plain_lines', { column: 'doc' }, { column: 'line' }))).toBe(false);
       expect(await keysAreUnique(engine, side('no_such_table', { column: 'doc' }))).toBe(false);
+      // A child's rows are read with the parent's, outside its index.
+      expect(await keysAreUnique(engine, side('parent_lines', { column: 'doc' }, { column: 'line' }))).toBe(false);
+      expect(await keysAreUnique(engine, side('partial_lines', { column: 'doc' }, { column: 'line' }))).toBe(false);
+      expect(await keysAreUnique(engine, side('lower_lines', { column: 'doc' }, { column: 'line' }))).toBe(false);
+      // INCLUDE columns are carried, not part of the key.
+      expect(await keysAreUnique(engine, side('covered_lines', { column: 'doc' }, { column: 'line' }))).toBe(true);
+    } finally {
+      await connections.close();
+    }
+  });
+
+  it('finds keys by text only where equal values print alike: text, integers, dates, uuids, not numeric or a case-blind collation', async () => {
+    const connections = new Connections([{ ...fixture.specs.postgres, name: 'warehouse' }], { statementTimeoutMs: 30_000 });
+    try {
+      const engine = await connections.engine('warehouse');
+      expect(await keysGroupAsText(engine, side('lines', { column: 'doc' }, { column: 'line' }, { literal: 'EUR' }))).toBe(true);
+      expect(await keysGroupAsText(engine, side('typed_lines', { column: 'doc' }, { column: 'day' }, { column: 'id' }))).toBe(true);
+      // 1.0 = 1.00 and 'a' = 'A' there: one key, two texts.
+      expect(await keysGroupAsText(engine, side('typed_lines', { column: 'doc' }, { column: 'price' }))).toBe(false);
+      expect(await keysGroupAsText(engine, side('typed_lines', { column: 'code' }))).toBe(false);
+      expect(await keysGroupAsText(engine, side('typed_lines', { column: 'doc' }, { column: 'no_such_column' }))).toBe(false);
     } finally {
       await connections.close();
     }
@@ -53,7 +91,11 @@ describe('keysAreUnique', () => {
   it('promises nothing on SQLite, DuckDB or Parquet', async () => {
     const connections = new Connections((['sqlite', 'duckdb', 'parquet'] as const).map((name) => ({ ...fixture.specs[name], name })), { statementTimeoutMs: 30_000 });
     try {
-      for (const name of ['sqlite', 'duckdb', 'parquet']) expect(await keysAreUnique(await connections.engine(name), side('lines', { column: 'doc' }, { column: 'line' })), name).toBe(false);
+      for (const name of ['sqlite', 'duckdb', 'parquet']) {
+        const engine = await connections.engine(name);
+        expect(await keysAreUnique(engine, side('lines', { column: 'doc' }, { column: 'line' })), name).toBe(false);
+        expect(await keysGroupAsText(engine, side('lines', { column: 'doc' }, { column: 'line' })), name).toBe(false);
+      }
     } finally {
       await connections.close();
     }
