@@ -170,13 +170,16 @@ interface KeyFacts {
 async function keyFacts(engineA: Engine, engineB: Engine, query: MergeQuery, tuning: BisectionTuning): Promise<Record<'a' | 'b', KeyFacts>> {
   const none = { unique: false, textual: false };
   if (tuning.ungrouped !== 'auto' || query.preAggregate) return { a: none, b: none };
-  // A server that speaks PostgreSQL's protocol without its catalog keeps both sides grouped.
+  // A server that speaks PostgreSQL's protocol without its catalog keeps both sides grouped. One
+  // question at a time: a connection runs one statement (and interrupts the one it knows of).
   const factsOf = async (engine: Engine, which: 'a' | 'b'): Promise<KeyFacts> => {
-    const [unique, textual] = await Promise.all([keysAreUnique(engine, query[which]), keysGroupAsText(engine, query[which])]).catch(() => [false, false]);
-    return { unique, textual };
+    try {
+      return { unique: await keysAreUnique(engine, query[which]), textual: await keysGroupAsText(engine, query[which]) };
+    } catch {
+      return none;
+    }
   };
-  const [a, b] = await Promise.all([factsOf(engineA, 'a'), factsOf(engineB, 'b')]);
-  return { a, b };
+  return { a: await factsOf(engineA, 'a'), b: await factsOf(engineB, 'b') };
 }
 
 /**
@@ -189,8 +192,9 @@ function ungroupedSides(engineA: Engine, engineB: Engine, query: MergeQuery, tun
   if (tuning.ungrouped === 'none' || query.preAggregate) return [];
   const sides = (['a', 'b'] as const).filter((which) => decomposable(query[which].measure));
   if (tuning.ungrouped !== 'auto') return sides.filter((which) => which === tuning.ungrouped);
-  // A PostgreSQL side is known either way (a DuckDB or Parquet side's keys are taken as texts).
-  const byText = (which: 'a' | 'b') => facts[which].unique || facts[which].textual || (which === 'a' ? engineA : engineB).kind !== 'postgres';
+  // A PostgreSQL side is known either way; a DuckDB or Parquet side's keys are taken as texts
+  // (docs/data.md's limits), a SQLite side's never (a column may hold both 1 and 1.0).
+  const byText = (which: 'a' | 'b') => facts[which].unique || facts[which].textual || (which === 'a' ? engineA : engineB).kind === 'duckdb';
   if (facts.a.unique || facts.b.unique) return sides.filter(byText);
   return sides.filter((which) => facts[which].textual).slice(0, 1);
 }

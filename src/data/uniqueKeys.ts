@@ -14,8 +14,10 @@ import type { MergeSide } from './query.ts';
  * A valid unique index on the table itself (not one with inheriting children, whose rows a
  * unique index of the parent does not cover; a partitioned table's index covers every
  * partition), over key columns only (INCLUDE columns aside), none an expression, no condition,
- * each column NOT NULL by a validated constraint (NULLs are distinct in a unique index but
- * share one key text; PostgreSQL 18 records NOT VALID NOT NULL constraints in pg_constraint).
+ * each with the column's own collation and its type's default operator class (an index on
+ * `code COLLATE "C"` of a case-blind column holds 'x' and 'X', one key to GROUP BY), each column
+ * NOT NULL by a validated constraint (NULLs are distinct in a unique index but share one key
+ * text; PostgreSQL 18 records NOT VALID NOT NULL constraints in pg_constraint).
  */
 const UNIQUE_INDEX = `SELECT 1 FROM pg_index AS i
 JOIN pg_class AS t ON t.oid = i.indrelid
@@ -24,8 +26,10 @@ AND (t.relkind = 'p' OR NOT EXISTS (SELECT 1 FROM pg_inherits WHERE inhparent = 
 AND NOT EXISTS (
   SELECT 1 FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, position)
   JOIN pg_attribute AS a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+  JOIN pg_opclass AS o ON o.oid = i.indclass[k.position - 1]
   WHERE k.position <= i.indnkeyatts AND (
     NOT a.attnotnull OR NOT (a.attname = ANY($2::text[]))
+    OR i.indcollation[k.position - 1] <> a.attcollation OR NOT o.opcdefault
     OR EXISTS (SELECT 1 FROM pg_constraint AS c WHERE c.conrelid = i.indrelid AND c.contype = 'n' AND NOT c.convalidated AND a.attnum = ANY(c.conkey))
   )
 )
@@ -37,10 +41,10 @@ LIMIT 1`;
  */
 const TEXTUAL_TYPES = ['text', 'varchar', 'bpchar', 'int2', 'int4', 'int8', 'date', 'bool', 'uuid', 'timestamp', 'timestamptz'];
 
-/** Each named column's type and whether its collation is deterministic. */
+/** Each named column's built-in type (a type of that name in another schema is not) and whether its collation is deterministic. */
 const KEY_COLUMNS = `SELECT a.attname, t.typname, COALESCE(co.collisdeterministic, true)
 FROM pg_attribute AS a
-JOIN pg_type AS t ON t.oid = a.atttypid
+JOIN pg_type AS t ON t.oid = a.atttypid AND t.typnamespace = 'pg_catalog'::regnamespace
 LEFT JOIN pg_collation AS co ON co.oid = a.attcollation
 WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped AND a.attname = ANY($2::text[])`;
 

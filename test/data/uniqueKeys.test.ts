@@ -42,7 +42,16 @@ beforeAll(async () => {
       CREATE TABLE covered_lines (doc text NOT NULL, line int NOT NULL, amount float8 NOT NULL);
       CREATE UNIQUE INDEX ix_covered_lines ON covered_lines (doc, line) INCLUDE (amount);
       CREATE COLLATION IF NOT EXISTS case_blind (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
-      CREATE TABLE typed_lines (doc text NOT NULL, code text COLLATE case_blind, price numeric, day date, id uuid, amount float8);`);
+      CREATE TABLE typed_lines (doc text NOT NULL, code text COLLATE case_blind, price numeric, day date, id uuid, open bool, at timestamptz, tag char(3), amount float8);
+      CREATE TABLE blind_lines (code text COLLATE case_blind NOT NULL, other text NOT NULL, amount float8);
+      CREATE UNIQUE INDEX ix_blind_lines_code ON blind_lines (code COLLATE "C");
+      CREATE UNIQUE INDEX ix_blind_lines_other ON blind_lines (other text_pattern_ops);
+      INSERT INTO blind_lines VALUES ('x', 'y', 1), ('X', 'Y', 2);
+      CREATE TABLE part_lines (doc text NOT NULL, line int NOT NULL, amount float8) PARTITION BY LIST (doc);
+      CREATE TABLE part_lines_d1 PARTITION OF part_lines FOR VALUES IN ('D1');
+      CREATE UNIQUE INDEX ix_part_lines ON part_lines (doc, line);
+      CREATE SCHEMA lookalike; CREATE DOMAIN lookalike.int4 AS numeric;
+      CREATE TABLE lookalike_lines (doc text NOT NULL, line lookalike.int4, amount float8);`);
   });
 }, 120_000);
 afterAll(() => fixture?.drop());
@@ -68,6 +77,12 @@ describe('keysAreUnique', () => {
       expect(await keysAreUnique(engine, side('lower_lines', { column: 'doc' }, { column: 'line' }))).toBe(false);
       // INCLUDE columns are carried, not part of the key.
       expect(await keysAreUnique(engine, side('covered_lines', { column: 'doc' }, { column: 'line' }))).toBe(true);
+      // A partitioned table's unique index covers every partition.
+      expect(await keysAreUnique(engine, side('part_lines', { column: 'doc' }, { column: 'line' }))).toBe(true);
+      // An index that tells 'x' from 'X' on a column that does not (both rows are one key to GROUP BY),
+      // and one of another operator class than the type's own, whose equality is not always the column's.
+      expect(await keysAreUnique(engine, side('blind_lines', { column: 'code' }))).toBe(false);
+      expect(await keysAreUnique(engine, side('blind_lines', { column: 'other' }))).toBe(false);
     } finally {
       await connections.close();
     }
@@ -78,10 +93,12 @@ describe('keysAreUnique', () => {
     try {
       const engine = await connections.engine('warehouse');
       expect(await keysGroupAsText(engine, side('lines', { column: 'doc' }, { column: 'line' }, { literal: 'EUR' }))).toBe(true);
-      expect(await keysGroupAsText(engine, side('typed_lines', { column: 'doc' }, { column: 'day' }, { column: 'id' }))).toBe(true);
+      expect(await keysGroupAsText(engine, side('typed_lines', { column: 'doc' }, { column: 'day' }, { column: 'id' }, { column: 'open' }, { column: 'at' }, { column: 'tag' }))).toBe(true);
       // 1.0 = 1.00 and 'a' = 'A' there: one key, two texts.
       expect(await keysGroupAsText(engine, side('typed_lines', { column: 'doc' }, { column: 'price' }))).toBe(false);
       expect(await keysGroupAsText(engine, side('typed_lines', { column: 'code' }))).toBe(false);
+      // A numeric domain named like a built-in integer type.
+      expect(await keysGroupAsText(engine, side('lookalike_lines', { column: 'doc' }, { column: 'line' }))).toBe(false);
       expect(await keysGroupAsText(engine, side('typed_lines', { column: 'doc' }, { column: 'no_such_column' }))).toBe(false);
     } finally {
       await connections.close();
