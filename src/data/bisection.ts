@@ -89,8 +89,8 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
   const statements: string[] = [];
   const method = { name: 'checksum_bisection' as const, passes: 0, segments: 0, rows: 0 };
   const both = <T>(run: (engine: Engine, which: 'a' | 'b') => Promise<T>) => onBoth(engineA, engineB, run);
-  const facts = await keyFacts(engineA, engineB, query, tuning);
-  let ungrouped = ungroupedSides(engineA, engineB, query, tuning, facts);
+  const { unique, sides } = await ungroupedSides(engineA, engineB, query, tuning);
+  let ungrouped = sides;
   let level: SegmentLevel = { bits: firstBits, ungrouped };
   /** A side's first pass kept while the other's is taken again. */
   let kept: { which: 'a' | 'b'; segments: Segment[] } | undefined;
@@ -106,19 +106,20 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
       const parameters = new BoundParameters(engine.dialect);
       const sql = compileSegments(query, which, engine.dialect, parameters, level);
       statements.push(shown(sql));
-      return (await engine.all(sql, parameters.values)).map(segmentFrom);
+      const segments = (await engine.all(sql, parameters.values)).map(segmentFrom);
+      method.segments += segments.length;
+      return segments;
     }).catch((error: unknown) => {
       // Only the first pass may hand over: nothing has reached the reducer yet.
       if (method.passes === 0 && lacksKeyHash(error)) throw new KeyHashUnavailableError('the engine has no key hash (hashtextextended)', { cause: error });
       throw error;
     });
     method.passes += 1;
-    method.segments += (kept?.which === 'a' ? 0 : segmentsA.length) + (kept?.which === 'b' ? 0 : segmentsB.length);
     kept = undefined;
     // More rows on an ungrouped side that may repeat keys than keys on the other (beyond a few
     // missing keys): it does repeat them, and every segment holding one would differ. Its first
     // pass is taken again, grouped; the other side's stands.
-    const repeating = parents ? undefined : ungrouped.find((which) => !facts[which].unique && repeatsKeys(which === 'a' ? segmentsA : segmentsB, which === 'a' ? segmentsB : segmentsA));
+    const repeating = parents ? undefined : ungrouped.find((which) => !unique[which] && repeatsKeys(which === 'a' ? segmentsA : segmentsB, which === 'a' ? segmentsB : segmentsA));
     if (repeating) {
       ungrouped = ungrouped.filter((which) => which !== repeating);
       level = { bits: firstBits, ungrouped };
@@ -160,44 +161,35 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
   return { sql: statements.join('\n'), partitions: keys.partitions(), method };
 }
 
-interface KeyFacts {
-  /** The side holds one row per key at most (uniqueKeys.ts). */
-  unique: boolean;
-  /** Its key columns' values are equal exactly when their texts are (uniqueKeys.ts). */
-  textual: boolean;
-}
-
-/** What each side's database guarantees about its keys (only asked when ungrouping may follow). */
-async function keyFacts(engineA: Engine, engineB: Engine, query: MergeQuery, tuning: BisectionTuning): Promise<Record<'a' | 'b', KeyFacts>> {
-  const none = { unique: false, textual: false };
-  if (tuning.ungrouped !== 'auto' || query.preAggregate) return { a: none, b: none };
-  // A server that speaks PostgreSQL's protocol without its catalog keeps both sides grouped. One
-  // question at a time: a connection runs one statement (and interrupts the one it knows of).
-  const factsOf = async (engine: Engine, which: 'a' | 'b'): Promise<KeyFacts> => {
-    try {
-      return { unique: await keysAreUnique(engine, query[which]), textual: await keysGroupAsText(engine, query[which]) };
-    } catch {
-      return none;
-    }
-  };
-  return { a: await factsOf(engineA, 'a'), b: await factsOf(engineB, 'b') };
-}
-
 /**
- * The sides that checksum their rows ungrouped (compileSegments), those whose measures sum per
- * row: both when one holds a key once at most (it vouches for the other), else a PostgreSQL side;
- * an uncertified PostgreSQL side only if its key columns compare as their texts do (rows summed
- * by key text must find the keys its grouping by column finds), or as tuned. Pre-aggregated sides have few keys: grouping them costs nothing.
+ * The sides that checksum their rows ungrouped (compileSegments), among those whose measures sum
+ * per row, and which sides hold a key once at most: both when one does (it vouches for the
+ * other; a PostgreSQL other side only if its keys compare as text, a DuckDB or Parquet side's
+ * keys are taken as texts, docs/data.md's limits, a SQLite side's never: a column may hold both
+ * 1 and 1.0), else one PostgreSQL side whose keys compare as text (rows summed by key text must
+ * find the keys its grouping by column finds), or as tuned. Pre-aggregated sides have few keys:
+ * grouping them costs nothing.
  */
-function ungroupedSides(engineA: Engine, engineB: Engine, query: MergeQuery, tuning: BisectionTuning, facts: Record<'a' | 'b', KeyFacts>): ('a' | 'b')[] {
-  if (tuning.ungrouped === 'none' || query.preAggregate) return [];
+async function ungroupedSides(engineA: Engine, engineB: Engine, query: MergeQuery, tuning: BisectionTuning): Promise<{ sides: ('a' | 'b')[]; unique: Record<'a' | 'b', boolean> }> {
+  const unique = { a: false, b: false };
+  if (tuning.ungrouped === 'none' || query.preAggregate) return { sides: [], unique };
   const sides = (['a', 'b'] as const).filter((which) => decomposable(query[which].measure));
-  if (tuning.ungrouped !== 'auto') return sides.filter((which) => which === tuning.ungrouped);
-  // A PostgreSQL side is known either way; a DuckDB or Parquet side's keys are taken as texts
-  // (docs/data.md's limits), a SQLite side's never (a column may hold both 1 and 1.0).
-  const byText = (which: 'a' | 'b') => facts[which].unique || facts[which].textual || (which === 'a' ? engineA : engineB).kind === 'duckdb';
-  if (facts.a.unique || facts.b.unique) return sides.filter(byText);
-  return sides.filter((which) => facts[which].textual).slice(0, 1);
+  if (tuning.ungrouped !== 'auto') return { sides: sides.filter((which) => which === tuning.ungrouped), unique };
+  const engines = { a: engineA, b: engineB };
+  const textual = { a: false, b: false };
+  // One question at a time: a connection runs one statement (and interrupts the one it knows of).
+  // A server that speaks PostgreSQL's protocol without its catalog keeps the side grouped.
+  for (const which of ['a', 'b'] as const) {
+    try {
+      unique[which] = await keysAreUnique(engines[which], query[which]);
+      textual[which] = await keysGroupAsText(engines[which], query[which]);
+    } catch {
+      unique[which] = textual[which] = false;
+    }
+  }
+  const byText = (which: 'a' | 'b') => unique[which] || textual[which] || engines[which].kind === 'duckdb';
+  if (unique.a || unique.b) return { sides: sides.filter(byText), unique };
+  return { sides: sides.filter((which) => textual[which]).slice(0, 1), unique };
 }
 
 /**
