@@ -98,6 +98,7 @@ async function mergeFewKeys(engine: Engine, query: MergeQuery, folding: Folding)
 export class MergedKeys {
   private readonly totals = new Map<string | null, MergeTotals['partitions'][number]>();
   private readonly round: (value: number) => number;
+  private readonly snap: (value: number) => number;
 
   constructor(
     private readonly folding: Folding,
@@ -106,13 +107,19 @@ export class MergedKeys {
     private readonly keyOf: (row: readonly unknown[]) => (string | null)[],
   ) {
     this.round = rounding(decimals);
+    const scale = 10 ** (decimals + 6);
+    // Beyond 2^53 a double holds no fraction to snap.
+    this.snap = (value) => (Math.abs(value * scale) < 2 ** 53 ? Math.round(value * scale) / scale : value);
   }
 
-  add(partition: string | null, rawA: number | null, rawB: number | null, row: readonly unknown[]): void {
+  /** A merged key; `counted`: its values are in the partition totals already (with its segment's, bisection.ts). */
+  add(partition: string | null, rawA: number | null, rawB: number | null, row: readonly unknown[], counted = false): void {
     const totals = this.totalsOf(partition);
     totals.keys += 1;
-    totals.a += rawA ?? 0;
-    totals.b += rawB ?? 0;
+    if (!counted) {
+      totals.a += rawA ?? 0;
+      totals.b += rawB ?? 0;
+    }
     const a = rawA === null ? null : this.round(rawA);
     const b = rawB === null ? null : this.round(rawB);
     if (a !== b) this.folding.step({ a, b, key: this.keyOf(row) });
@@ -132,8 +139,14 @@ export class MergedKeys {
     return totals;
   }
 
+  /**
+   * The totals, each snapped to 10^-(decimals + 6): sums of doubles come out a few ulps apart when
+   * added in another order (a segment's total summed by its engine, bisection.ts, or key by key
+   * here), and a total on half a cent would round to either cent; snapped, every order gives one
+   * double, the nearest to the exact sum of amounts of up to decimals + 6 places.
+   */
   partitions(): MergeTotals['partitions'] {
-    return [...this.totals.values()];
+    return [...this.totals.values()].map((totals) => ({ ...totals, a: this.snap(totals.a), b: this.snap(totals.b) }));
   }
 }
 
@@ -217,7 +230,7 @@ export function mergedKeysOf(query: MergeQuery, folding: Folding): MergedKeys {
  * @example
  * const read = await mergeSorted(new ChunkCursor(a.chunks(sqlA, [])), new ChunkCursor(b.chunks(sqlB, [])), query, mergedKeysOf(query, folding), () => { a.interrupt(); b.interrupt(); });
  */
-export async function mergeSorted(a: ChunkCursor, b: ChunkCursor, query: MergeQuery, keys: MergedKeys, stop: () => void): Promise<number> {
+export async function mergeSorted(a: ChunkCursor, b: ChunkCursor, query: MergeQuery, keys: MergedKeys, stop: () => void, counted?: (row: readonly unknown[]) => boolean): Promise<number> {
   const { ordered, constants, constantPartition } = mergeKeyOrder(query);
   const partitionAt = query.partitionKey === undefined || constants.has(query.partitionKey) ? undefined : 0;
   const count = ordered.length;
@@ -234,7 +247,7 @@ export async function mergeSorted(a: ChunkCursor, b: ChunkCursor, query: MergeQu
       const inB = order >= 0 ? rowB : undefined;
       const keyRow = (inA ?? inB)!;
       const partition = constantPartition ?? (partitionAt === undefined ? null : text(keyRow[partitionAt]));
-      keys.add(partition, inA ? Number(inA[count] ?? 0) : null, inB ? Number(inB[count] ?? 0) : null, keyRow);
+      keys.add(partition, inA ? Number(inA[count] ?? 0) : null, inB ? Number(inB[count] ?? 0) : null, keyRow, counted?.(keyRow));
       // Awaits only when a chunk is used up: the merge itself runs without a promise per row.
       if (inA) {
         read += 1;
