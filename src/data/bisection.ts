@@ -8,16 +8,23 @@
  */
 import { BoundParameters, decomposable, mergeKeyOrder } from './compile.ts';
 import { KeyHashUnavailableError } from '../errors/index.ts';
-import { compileSegmentRows, compileSegments, OTHER_PRIME, PRIME, type SegmentLevel, type SegmentList } from './compileBisection.ts';
+import { compileSegments, OTHER_PRIME, PRIME, type SegmentLevel, type SegmentList } from './compileBisection.ts';
 import { text, type Engine, type MergeTotals } from './engines/engine.ts';
+import { guessesOf, idOf, mergeGuessedRows, mergeSegmentRows, MOST_EXACT_KEYS, onBoth, shown, type Differing, type Segment } from './segmentReads.ts';
+import type { KeyGuess } from './segmentRecovery.ts';
 import { keysAreUnique, keysGroupAsText } from './uniqueKeys.ts';
-import { ChunkCursor, mergeAcrossEngines, mergedKeysOf, mergeSorted, type MergedKeys } from './merges.ts';
+import { mergeAcrossEngines, mergedKeysOf, type MergedKeys } from './merges.ts';
 import type { MergeQuery } from './query.ts';
 import type { Folding } from './reducer.ts';
 
 /** How bisection splits; the defaults suit millions of keys (tests use small ones to go deep). */
 export interface BisectionTuning {
-  /** Hash bits of the first level's segments (10: 1,024 per partition, few enough for PostgreSQL to aggregate in memory). */
+  /**
+   * Hash bits of the first level's segments. 11: 2,048 per partition, so segments with two
+   * differing keys (read whole: no key guessed) are a quarter as many as with 10 (1,000 of 10 M
+   * keys differing: 40,000 rows read instead of 164,000); 16 partitions make 32,768 groups, which
+   * PostgreSQL still aggregates in memory.
+   */
   firstBits: number;
   /** Keys per segment a split aims at; segments this small are read row by row. */
   leafKeys: number;
@@ -41,9 +48,14 @@ export interface BisectionTuning {
    * `a` or `b` that side.
    */
   ungrouped: 'auto' | 'a' | 'b' | 'none';
+  /**
+   * Whether a differing segment that one key would explain has only that key read (segmentRecovery.ts):
+   * 1,000 differing keys among 10 M are then read in the pass after the first, not two passes later.
+   */
+  guessKeys: boolean;
 }
 
-export const DEFAULT_TUNING: BisectionTuning = { firstBits: 10, leafKeys: 16, directRows: 10_000, handOver: true, wholeRows: 100_000, ungrouped: 'auto' };
+export const DEFAULT_TUNING: BisectionTuning = { firstBits: 11, leafKeys: 16, directRows: 10_000, handOver: true, wholeRows: 100_000, ungrouped: 'auto', guessKeys: true };
 /**
  * Segments a finer level asks of a side at most (each is a row here, and a group in the engine):
  * PostgreSQL's default hash memory (work_mem 4 MB × hash_mem_multiplier 2) holds about 40,000 of
@@ -52,27 +64,10 @@ export const DEFAULT_TUNING: BisectionTuning = { firstBits: 10, leafKeys: 16, di
 const MOST_SEGMENTS = 32_768;
 /** Hash bits used at most (of 32): masks stay positive on every engine. */
 const MOST_BITS = 30;
-/**
- * Keys a segment's checksums are trusted for: its sums of 32-bit hashes stay below 2^53, exact
- * in a double on every engine. A larger segment (a partition of billions of keys) is taken as
- * differing, whatever its checksums say.
- */
-const MOST_EXACT_KEYS = 2 ** 21;
 
 interface Parents {
   bits: number;
   ids: Set<string>;
-}
-
-interface Segment {
-  partition: string | null;
-  segment: number;
-  keys: number;
-  keySum: number;
-  otherKeySum: number;
-  weightedSum: number;
-  amountSum: number;
-  total: number;
 }
 
 /**
@@ -129,34 +124,53 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
     const differing = compare(segmentsA, segmentsB, parents, keys, constantPartition);
     if (!parents) allKeys = [...segmentsA, ...segmentsB].reduce((sum, segment) => sum + segment.keys, 0) / 2;
     if (differing.length === 0) break;
-    const rows = differing.reduce((sum, segment) => sum + segment.rows, 0);
-    // Differences all over: splitting would read every key again, level after level, where one
-    // row merge reads them once (it costs 3–5 passes; 7 levels took 2.2× as long at 10 M keys).
-    if (!parents && rows > allKeys && tuning.handOver && engineA !== engineB) {
-      const merged = await mergeAcrossEngines(engineA, engineB, query, folding);
-      return { ...merged, sql: [...statements, merged.sql].join('\n'), method: { name: 'row_merge', passes: method.passes + 1, segments: method.segments, rows: merged.method!.rows } };
-    }
-    const largest = differing.reduce((most, segment) => Math.max(most, segment.keys), 0);
     if (!parents) {
       partitions = [...new Set([...segmentsA, ...segmentsB].map((segment) => segment.partition))];
       partitionIndex = new Map(partitions.map((partition, index) => [partition, index]));
     }
     const listed: SegmentList = { bits: level.bits, partitions, ids: differing.map((segment) => segment.segment * partitions.length + partitionIndex.get(segment.partition)!) };
-    if (level.bits >= MOST_BITS || largest <= 2 * leafKeys || rows <= Math.max(directRows, allKeys / 100)) {
-      method.rows += await mergeSegmentRows(engineA, engineB, query, keys, listed, statements, rows <= tuning.wholeRows || engineA === engineB);
+    let next: SegmentLevel | undefined;
+    // Segments one key would explain count that key's rows (one a side at most), when few enough
+    // rows are left to read at once. The rows read must bear every guess out before anything is
+    // merged; segments of guesses they do not are read again whole (or split), the others as guessed.
+    const guesses = tuning.guessKeys ? guessesOf(differing, level.bits) : new Map<string, KeyGuess>();
+    for (;;) {
+      const rowsToRead = () => differing.reduce((sum, segment) => sum + (guesses.has(idOf(segment)) ? Math.min(2, segment.rows) : segment.rows), 0);
+      if (rowsToRead() > tuning.wholeRows) guesses.clear();
+      const unguessed = differing.filter((segment) => !guesses.has(idOf(segment)));
+      const rows = rowsToRead();
+      // Differences all over: splitting would read every key again, level after level, where one
+      // row merge reads them once (it costs 3–5 passes; 7 levels took 2.2× as long at 10 M keys).
+      if (!parents && rows > allKeys && tuning.handOver && engineA !== engineB) {
+        const merged = await mergeAcrossEngines(engineA, engineB, query, folding);
+        return { ...merged, sql: [...statements, merged.sql].join('\n'), method: { name: 'row_merge', passes: method.passes + 1, segments: method.segments, rows: merged.method!.rows } };
+      }
+      const largest = unguessed.reduce((most, segment) => Math.max(most, segment.keys), 0);
+      if (level.bits >= MOST_BITS || largest <= 2 * leafKeys || rows <= Math.max(directRows, allKeys / 100)) {
+        const read = guesses.size
+          ? await mergeGuessedRows(engineA, engineB, query, keys, { differing, guesses, listed }, statements, constantPartition)
+          : await mergeSegmentRows(engineA, engineB, query, keys, listed, statements, rows <= tuning.wholeRows || engineA === engineB);
+        if (typeof read !== 'number') {
+          for (const id of read.unfounded) guesses.delete(id);
+          continue;
+        }
+        method.rows += read;
+        break;
+      }
+      const average = differing.reduce((sum, segment) => sum + segment.rows, 0) / 2 / differing.length;
+      // When most segments differ, a list of them filters nothing: the next level reads every key.
+      const within = differing.length * 2 > (segmentsA.length + segmentsB.length) / 2 ? undefined : listed;
+      // Split to about leafKeys keys per segment, in at most MOST_SEGMENTS groups a side: the
+      // differing segments' children, or (reading every key) every partition's segments. A level
+      // splits by one bit at least, whatever that makes.
+      const fits = within ? Math.floor(Math.log2(MOST_SEGMENTS / differing.length)) : Math.floor(Math.log2(MOST_SEGMENTS / partitions.length)) - level.bits;
+      const split = Math.min(Math.ceil(Math.log2(average / leafKeys)), fits);
+      next = { bits: Math.min(MOST_BITS, level.bits + Math.max(1, split)), within, ungrouped };
       break;
     }
-    const average = rows / 2 / differing.length;
-    // When most segments differ, a list of them filters nothing: the next level reads every key.
-    const within = differing.length * 2 > (segmentsA.length + segmentsB.length) / 2 ? undefined : listed;
-    // Split to about leafKeys keys per segment, in at most MOST_SEGMENTS groups a side: the
-    // differing segments' children, or (reading every key) every partition's segments. A level
-    // splits by one bit at least, whatever that makes.
-    const fits = within ? Math.floor(Math.log2(MOST_SEGMENTS / differing.length)) : Math.floor(Math.log2(MOST_SEGMENTS / partitions.length)) - level.bits;
-    const split = Math.min(Math.ceil(Math.log2(average / leafKeys)), fits);
-    const bits = Math.min(MOST_BITS, level.bits + Math.max(1, split));
+    if (!next) break;
     parents = { bits: level.bits, ids: new Set(differing.map(idOf)) };
-    level = { bits, within, ungrouped };
+    level = next;
   }
   return { sql: statements.join('\n'), partitions: keys.partitions(), method };
 }
@@ -202,8 +216,6 @@ function repeatsKeys(rows: Segment[], keys: Segment[]): boolean {
   return rowCount - keyCount > Math.max(100, keyCount / 1000);
 }
 
-const idOf = (segment: { partition: string | null; segment: number }) => `${segment.segment}:${segment.partition === null ? '-' : `+${segment.partition}`}`;
-
 /** A segment as an engine returns it (compileSegments' columns). */
 function segmentFrom(row: unknown[]): Segment {
   return { partition: text(row[0]), segment: Number(row[1]), keys: Number(row[2]), keySum: Number(row[3]), otherKeySum: Number(row[4]), weightedSum: Number(row[5]), amountSum: Number(row[6]), total: Number(row[7] ?? 0) };
@@ -217,58 +229,19 @@ function segmentFrom(row: unknown[]): Segment {
 function compare(segmentsA: Segment[], segmentsB: Segment[], parents: Parents | undefined, keys: MergedKeys, constantPartition: string | undefined) {
   const relevant = (segment: Segment) => !parents || parents.ids.has(idOf({ partition: segment.partition, segment: segment.segment & (2 ** parents.bits - 1) }));
   const fromB = new Map(segmentsB.filter(relevant).map((segment) => [idOf(segment), segment]));
-  const differing: { partition: string | null; segment: number; keys: number; rows: number }[] = [];
+  const differing: Differing[] = [];
   for (const a of segmentsA.filter(relevant)) {
     const b = fromB.get(idOf(a));
     fromB.delete(idOf(a));
     if (b && a.keys <= MOST_EXACT_KEYS && b.keys === a.keys && b.keySum === a.keySum && b.otherKeySum === a.otherKeySum && modulo(b.weightedSum - a.weightedSum, PRIME) === 0 && modulo(b.amountSum - a.amountSum, OTHER_PRIME) === 0) keys.agree(constantPartition ?? a.partition, a.keys, a.total, b.total);
-    else differing.push({ partition: a.partition, segment: a.segment, keys: Math.max(a.keys, b?.keys ?? 0), rows: a.keys + (b?.keys ?? 0) });
+    else differing.push({ partition: a.partition, segment: a.segment, keys: Math.max(a.keys, b?.keys ?? 0), rows: a.keys + (b?.keys ?? 0), a, b });
   }
-  for (const b of fromB.values()) differing.push({ partition: b.partition, segment: b.segment, keys: b.keys, rows: b.keys });
+  for (const b of fromB.values()) differing.push({ partition: b.partition, segment: b.segment, keys: b.keys, rows: b.keys, b });
   return differing;
 }
 
 /** `value` modulo `prime`, whatever the sign (sums are exact integers below 2^53). */
 const modulo = (value: number, prime: number) => ((value % prime) + prime) % prime;
 
-/**
- * Reads both sides' per-key rows of the differing segments, in key order, and merges them; `whole`
- * reads each side in one result rather than through a cursor.
- */
-async function mergeSegmentRows(engineA: Engine, engineB: Engine, query: MergeQuery, keys: MergedKeys, within: SegmentList, statements: string[], whole: boolean): Promise<number> {
-  const side = (engine: Engine, which: 'a' | 'b') => {
-    const parameters = new BoundParameters(engine.dialect);
-    const sql = compileSegmentRows(query, which, engine.dialect, parameters, within);
-    statements.push(shown(sql));
-    // Whole: few rows, or both sides on one connection, which runs one statement at a time (two
-    // cursors of a stream merge would wait on each other there).
-    if (whole) return new ChunkCursor((async function* () { yield await engine.all(sql, parameters.values); })());
-    return new ChunkCursor(engine.chunks(sql, parameters.values));
-  };
-  return mergeSorted(side(engineA, 'a'), side(engineB, 'b'), query, keys, () => (engineA.interrupt(), engineB.interrupt()));
-}
-
-/** A statement as the result shows it: a list of thousands of segment numbers said in a few words. */
-const shown = (sql: string) => sql.replace(/IN \((\d+(?:, \d+){20,})\)/g, (_, list: string) => `IN (${list.split(', ').slice(0, 5).join(', ')}, … ${list.split(', ').length} segments)`);
-
 const lacksKeyHash = (error: unknown) => error instanceof Error && /function hashtextextended\(.*does not exist|no such function: key_hash/i.test(error.message);
 
-/**
- * Runs a statement on both sides: at once on two engines, one after the other on one. When one
- * fails, the other is interrupted and the first failure is raised (the other's is the interruption).
- */
-async function onBoth<T>(engineA: Engine, engineB: Engine, run: (engine: Engine, which: 'a' | 'b') => Promise<T>): Promise<[T, T]> {
-  if (engineA === engineB) return [await run(engineA, 'a'), await run(engineB, 'b')];
-  let first: { error: unknown } | undefined;
-  const stopping = (promise: Promise<T>, other: Engine) =>
-    promise.catch((error: unknown) => {
-      if (!first) {
-        first = { error };
-        other.interrupt();
-      }
-      return Promise.reject(error);
-    });
-  const outcomes = await Promise.allSettled([stopping(run(engineA, 'a'), engineB), stopping(run(engineB, 'b'), engineA)]);
-  if (first) throw first.error;
-  return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<T>).value) as [T, T];
-}

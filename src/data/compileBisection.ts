@@ -142,14 +142,39 @@ export function compileSegments(query: MergeQuery, which: 'a' | 'b', dialect: Di
 
 /**
  * One side's per-key rows in the segments `within` lists, keys as text in byte order, then the
- * value: the rows the service merges itself, as the row merge reads them (compileSideTotals).
+ * value: the rows the service merges itself, as the row merge reads them (compileSideTotals);
+ * with `pick`, only some of them, each followed by its whole units and hash halves (c, h, h2).
  * @example
  * compileSegmentRows(query, 'b', duckdbDialect, parameters, { bits: 13, partitions: ['EUR', 'USD'], ids: [8_194, 40_961] });
  */
-export function compileSegmentRows(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, within: SegmentList): string {
+export function compileSegmentRows(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, within: SegmentList, pick?: RowPick): string {
   const { sql, keys } = hashedKeys(query, which, dialect, parameters, within);
   const order = keys.map((key) => dialect.binaryAscending(key)).join(', ');
-  return `SELECT ${[...keys, 'v'].join(', ')} FROM (${sql}) AS hashed${order ? ` ORDER BY ${order}` : ''}`;
+  if (!pick) return `SELECT ${[...keys, 'v'].join(', ')} FROM (${sql}) AS hashed${order ? ` ORDER BY ${order}` : ''}`;
+  // Picked keys bring their whole units and hash halves, to be checked against their segment's sums.
+  const columns = [...keys, 'v', 'c', 'h', 'h2'];
+  const segment = segmentOf('h', within.bits);
+  const partition = partitionAlias(query, keys);
+  // Whether a segment holds a guessed hash: one window over the rows read, no second scan.
+  const found = pick.unlessFound.length ? `, MAX(CASE WHEN h IN (${pick.hashes.join(', ')}) THEN 1 ELSE 0 END) OVER (PARTITION BY ${partition === 'NULL' ? '' : `${partition}, `}${segment}) AS found` : '';
+  const picked = [
+    pick.hashes.length ? `h IN (${pick.hashes.join(', ')})` : '',
+    pick.segments.length ? `${segment} IN (${pick.segments.join(', ')})` : '',
+    pick.unlessFound.length ? `(found = 0 AND ${segment} IN (${pick.unlessFound.join(', ')}))` : '',
+  ].filter(Boolean);
+  const candidates = `SELECT ${columns.join(', ')}${found} FROM (${sql}) AS hashed`;
+  return `SELECT ${columns.join(', ')} FROM (${candidates}) AS candidates WHERE ${picked.join(' OR ') || '1 = 0'}${order ? ` ORDER BY ${order}` : ''}`;
+}
+
+/**
+ * Of the keys of the listed segments, those to read: keys whose low hash is listed, every key of
+ * the listed segment numbers, and every key of the `unlessFound` ones that hold none of the hashes
+ * (in whichever partition: the service keeps those it asked for).
+ */
+export interface RowPick {
+  hashes: readonly number[];
+  segments: readonly number[];
+  unlessFound: readonly number[];
 }
 
 /** The alias of the partition key among the per-key columns (it comes first), or NULL. */

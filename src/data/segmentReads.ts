@@ -1,0 +1,182 @@
+/**
+ * Reading the rows of the segments checksum bisection found differing (bisection.ts), and the
+ * types and helpers both share: each side's per-key rows of whole segments, or of the keys guessed
+ * from their segments' checksums (segmentRecovery.ts), merged as the row merge merges them.
+ */
+import { BoundParameters, mergeKeyOrder } from './compile.ts';
+import { compileSegmentRows, type RowPick, type SegmentList } from './compileBisection.ts';
+import { text, type Engine } from './engines/engine.ts';
+import { ChunkCursor, mergeSorted, type MergedKeys } from './merges.ts';
+import type { MergeQuery } from './query.ts';
+import { explains, guessKey, type CheckedRow, type KeyGuess, type SegmentSums } from './segmentRecovery.ts';
+
+/**
+ * Keys a segment's checksums are trusted for: its sums of 32-bit hashes stay below 2^53, exact
+ * in a double on every engine. A larger segment (a partition of billions of keys) is taken as
+ * differing, whatever its checksums say.
+ */
+export const MOST_EXACT_KEYS = 2 ** 21;
+
+/** One side's checksums of a segment of a partition, and the unrounded total of its values. */
+export interface Segment extends SegmentSums {
+  partition: string | null;
+  segment: number;
+  total: number;
+}
+
+/** A segment whose sides differ: its keys (the larger side's), rows of both, and both sides' checksums. */
+export interface Differing {
+  partition: string | null;
+  segment: number;
+  keys: number;
+  rows: number;
+  a?: Segment | undefined;
+  b?: Segment | undefined;
+}
+
+/**
+ * A segment's id in maps and sets: its number and partition.
+ * @example
+ * idOf({ partition: 'EUR', segment: 904 }); // '904:+EUR'
+ */
+export const idOf = (segment: { partition: string | null; segment: number }) => `${segment.segment}:${segment.partition === null ? '-' : `+${segment.partition}`}`;
+
+/**
+ * The key guessed for each differing segment one key would explain (segmentRecovery.ts), by segment id.
+ * @example
+ * guessesOf(differing, 11); // Map { '904:+EUR' => { hashes: [3_418_034_056], holder: 'both' }, … }
+ */
+export function guessesOf(differing: Differing[], bits: number): Map<string, KeyGuess> {
+  const guesses = new Map<string, KeyGuess>();
+  for (const segment of differing) {
+    // A segment too large for exact sums is read whole (never taken as agreeing either).
+    if (Math.max(segment.a?.keys ?? 0, segment.b?.keys ?? 0) > MOST_EXACT_KEYS) continue;
+    const guess = guessKey(segment.a, segment.b, bits, segment.segment);
+    if (guess) guesses.set(idOf(segment), guess);
+  }
+  return guesses;
+}
+
+/**
+ * Reads, at once, both sides' rows of the guessed keys (or, where a key guessed on both sides is
+ * on neither, its segment's every row) and of the other differing segments; merges them when each
+ * guessed key found accounts for its segment's difference (the rest of the segment agrees, and is
+ * counted like an agreeing segment). Else, with nothing merged, returns the guesses that failed.
+ * @example
+ * const read = await mergeGuessedRows(postgres, duckdb, query, keys, { differing, guesses, listed }, statements, undefined);
+ * if (typeof read !== 'number') for (const id of read.unfounded) guesses.delete(id); // and read again
+ */
+export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: MergeQuery, keys: MergedKeys, read: { differing: Differing[]; guesses: Map<string, KeyGuess>; listed: SegmentList }, statements: string[], constantPartition: string | undefined): Promise<number | { unfounded: string[] }> {
+  const { differing, guesses, listed } = read;
+  const unguessed = new Set(differing.map(idOf).filter((id) => !guesses.has(id)));
+  const candidates = new Set([...guesses.values()].flatMap((guess) => guess.hashes));
+  const numbers = (chosen: (id: string) => boolean) => [...new Set(differing.filter((segment) => chosen(idOf(segment))).map((segment) => segment.segment))];
+  const pick: RowPick = { hashes: [...candidates], segments: numbers((id) => unguessed.has(id)), unlessFound: numbers((id) => guesses.get(id)?.holder === 'both') };
+  const { ordered, constants } = mergeKeyOrder(query);
+  const partitionOf = query.partitionKey === undefined || constants.has(query.partitionKey) ? () => null : (row: unknown[]) => text(row[0]);
+  const [at, mask] = [ordered.length, 2 ** listed.bits];
+  const [rowsA, rowsB] = await onBoth(engineA, engineB, async (engine, which) => {
+    const parameters = new BoundParameters(engine.dialect);
+    const sql = compileSegmentRows(query, which, engine.dialect, parameters, listed, pick);
+    statements.push(shown(sql));
+    const rows = (await engine.all(sql, parameters.values)).map((row) => {
+      const checked: CheckedRow = { hash: Number(row[at + 2]), otherHash: Number(row[at + 3]), units: wholeUnits(row[at + 1]) };
+      return { row, checked, id: idOf({ partition: partitionOf(row), segment: checked.hash % mask }) };
+    });
+    // The statement keeps every key of a listed segment number, in any listed partition; of a
+    // guessed segment, the keys with a guessed hash, or every key where it has none.
+    const found = new Set(rows.filter((row) => guesses.has(row.id) && candidates.has(row.checked.hash)).map((row) => row.id));
+    return rows.filter(({ id, checked }) => {
+      const guess = guesses.get(id);
+      if (!guess) return unguessed.has(id);
+      if (!found.has(id)) return guess.holder === 'both';
+      return guess.hashes.includes(checked.hash) && (guess.otherHash === undefined || guess.otherHash === checked.otherHash);
+    });
+  });
+  const foundIn = (rows: typeof rowsA) => groupById(rows.filter((row) => guesses.has(row.id) && candidates.has(row.checked.hash)));
+  const [foundA, foundB] = [foundIn(rowsA), foundIn(rowsB)];
+  const segments = new Map(differing.map((segment) => [idOf(segment), segment]));
+  const keyed: string[] = [];
+  const unfounded: string[] = [];
+  for (const [id, guess] of guesses) {
+    const [inA, inB] = [foundA.get(id), foundB.get(id)];
+    // A key guessed on both sides and found on neither: its segment came whole, as unguessed ones do.
+    if (guess.holder === 'both' && !inA && !inB) continue;
+    const holds = guess.holder === 'both' ? inA && inB : guess.holder === 'a' ? inA && !inB : inB && !inA;
+    if (holds && explains(segments.get(id)!.a, segments.get(id)!.b, inA?.map((row) => row.checked) ?? [], inB?.map((row) => row.checked) ?? [])) keyed.push(id);
+    else unfounded.push(id);
+  }
+  if (unfounded.length) return { unfounded };
+  // A guessed segment's totals are its checksums' (no difference of doubles to round); its other
+  // keys are counted here, the guessed one as it is merged.
+  for (const id of keyed) {
+    const { a, b, partition } = segments.get(id)!;
+    keys.agree(constantPartition ?? partition, (a?.keys ?? 0) - (foundA.get(id)?.length ?? 0), a?.total ?? 0, b?.total ?? 0);
+  }
+  const keyedIds = new Set(keyed);
+  const counted = new Set<readonly unknown[]>([...rowsA, ...rowsB].filter((row) => keyedIds.has(row.id)).map((row) => row.row));
+  const cursor = (rows: typeof rowsA) => new ChunkCursor((async function* () { yield rows.map((row) => row.row); })());
+  return mergeSorted(cursor(rowsA), cursor(rowsB), query, keys, () => (engineA.interrupt(), engineB.interrupt()), (row) => counted.has(row));
+}
+
+/** Rows grouped by their segment's id. */
+function groupById<T extends { id: string }>(rows: T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const group = groups.get(row.id);
+    if (group) group.push(row);
+    else groups.set(row.id, [row]);
+  }
+  return groups;
+}
+
+/** Whole units as an engine returns them (a number, a bigint or a numeral). */
+const wholeUnits = (value: unknown) => BigInt(typeof value === 'number' ? Math.trunc(value) : String(value ?? 0));
+
+/**
+ * Reads both sides' per-key rows of the differing segments, in key order, and merges them; `whole`
+ * reads each side in one result rather than through a cursor.
+ * @example
+ * method.rows += await mergeSegmentRows(postgres, duckdb, query, keys, listed, statements, true);
+ */
+export async function mergeSegmentRows(engineA: Engine, engineB: Engine, query: MergeQuery, keys: MergedKeys, within: SegmentList, statements: string[], whole: boolean): Promise<number> {
+  const side = (engine: Engine, which: 'a' | 'b') => {
+    const parameters = new BoundParameters(engine.dialect);
+    const sql = compileSegmentRows(query, which, engine.dialect, parameters, within);
+    statements.push(shown(sql));
+    // Whole: few rows, or both sides on one connection, which runs one statement at a time (two
+    // cursors of a stream merge would wait on each other there).
+    if (whole) return new ChunkCursor((async function* () { yield await engine.all(sql, parameters.values); })());
+    return new ChunkCursor(engine.chunks(sql, parameters.values));
+  };
+  return mergeSorted(side(engineA, 'a'), side(engineB, 'b'), query, keys, () => (engineA.interrupt(), engineB.interrupt()));
+}
+
+/**
+ * A statement as the result shows it: a list of thousands of segment numbers or hashes said in a few words.
+ * @example
+ * shown('… IN (1, 2, 3, …, 4000)'); // '… IN (1, 2, 3, 4, 5, … 4000 in all)'
+ */
+export const shown = (sql: string) => sql.replace(/IN \((\d+(?:, \d+){20,})\)/g, (_, list: string) => `IN (${list.split(', ').slice(0, 5).join(', ')}, … ${list.split(', ').length} in all)`);
+
+/**
+ * Runs a statement on both sides: at once on two engines, one after the other on one. When one
+ * fails, the other is interrupted and the first failure is raised (the other's is the interruption).
+ * @example
+ * const [rowsA, rowsB] = await onBoth(postgres, duckdb, (engine, which) => engine.all(sqlOf(which), []));
+ */
+export async function onBoth<T>(engineA: Engine, engineB: Engine, run: (engine: Engine, which: 'a' | 'b') => Promise<T>): Promise<[T, T]> {
+  if (engineA === engineB) return [await run(engineA, 'a'), await run(engineB, 'b')];
+  let first: { error: unknown } | undefined;
+  const stopping = (promise: Promise<T>, other: Engine) =>
+    promise.catch((error: unknown) => {
+      if (!first) {
+        first = { error };
+        other.interrupt();
+      }
+      return Promise.reject(error);
+    });
+  const outcomes = await Promise.allSettled([stopping(run(engineA, 'a'), engineB), stopping(run(engineB, 'b'), engineA)]);
+  if (first) throw first.error;
+  return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<T>).value) as [T, T];
+}
