@@ -21,9 +21,9 @@ import type { Folding } from './reducer.ts';
 export interface BisectionTuning {
   /**
    * Hash bits of the first level's segments. 11: 2,048 per partition, so segments with two
-   * differing keys (read whole: no key guessed) are a quarter as many as with 10 (1,000 of 10 M
-   * keys differing: 40,000 rows read instead of 164,000); 16 partitions make 32,768 groups, which
-   * PostgreSQL still aggregates in memory.
+   * differing keys (read whole: no key guessed, or a wrong one) are half as many as with 10 and
+   * half the size (1,000 of 10 M keys differing: 40,000 rows read instead of 164,000); 16
+   * partitions make 32,768 groups, which PostgreSQL still aggregates in memory.
    */
   firstBits: number;
   /** Keys per segment a split aims at; segments this small are read row by row. */
@@ -130,12 +130,19 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
     }
     const listed: SegmentList = { bits: level.bits, partitions, ids: differing.map((segment) => segment.segment * partitions.length + partitionIndex.get(segment.partition)!) };
     let next: SegmentLevel | undefined;
-    // Segments one key would explain count that key's rows (one a side at most), when few enough
-    // rows are left to read at once. The rows read must bear every guess out before anything is
-    // merged; segments of guesses they do not are read again whole (or split), the others as guessed.
+    // Segments one key would explain count that key's rows (one a side), when few enough rows are
+    // left to read at once; a wrong guess has its segment read whole, and such segments are about
+    // as many as those no key is guessed for (both hold two differing keys or more). The rows read
+    // must bear every guess out before anything is merged; segments of guesses they do not are
+    // read again whole (or split), the others as guessed.
     const guesses = tuning.guessKeys ? guessesOf(differing, level.bits) : new Map<string, KeyGuess>();
+    const allRows = differing.reduce((sum, segment) => sum + segment.rows, 0);
     for (;;) {
-      const rowsToRead = () => differing.reduce((sum, segment) => sum + (guesses.has(idOf(segment)) ? Math.min(2, segment.rows) : segment.rows), 0);
+      const rowsToRead = () => {
+        const [guessed, unguessed] = [differing.filter((segment) => guesses.has(idOf(segment))), differing.filter((segment) => !guesses.has(idOf(segment)))];
+        const unguessedRows = unguessed.reduce((sum, segment) => sum + segment.rows, 0);
+        return Math.min(allRows, guessed.reduce((sum, segment) => sum + Math.min(2, segment.rows), 0) + unguessedRows * (guessed.length ? 2 : 1));
+      };
       if (rowsToRead() > tuning.wholeRows) guesses.clear();
       const unguessed = differing.filter((segment) => !guesses.has(idOf(segment)));
       const rows = rowsToRead();
@@ -151,13 +158,14 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
           ? await mergeGuessedRows(engineA, engineB, query, keys, { differing, guesses, listed }, statements, constantPartition)
           : await mergeSegmentRows(engineA, engineB, query, keys, listed, statements, rows <= tuning.wholeRows || engineA === engineB);
         if (typeof read !== 'number') {
+          method.rows += read.travelled;
           for (const id of read.unfounded) guesses.delete(id);
           continue;
         }
         method.rows += read;
         break;
       }
-      const average = differing.reduce((sum, segment) => sum + segment.rows, 0) / 2 / differing.length;
+      const average = allRows / 2 / differing.length;
       // When most segments differ, a list of them filters nothing: the next level reads every key.
       const within = differing.length * 2 > (segmentsA.length + segmentsB.length) / 2 ? undefined : listed;
       // Split to about leafKeys keys per segment, in at most MOST_SEGMENTS groups a side: the

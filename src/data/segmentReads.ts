@@ -61,12 +61,13 @@ export function guessesOf(differing: Differing[], bits: number): Map<string, Key
  * Reads, at once, both sides' rows of the guessed keys (or, where a key guessed on both sides is
  * on neither, its segment's every row) and of the other differing segments; merges them when each
  * guessed key found accounts for its segment's difference (the rest of the segment agrees, and is
- * counted like an agreeing segment). Else, with nothing merged, returns the guesses that failed.
+ * counted like an agreeing segment), and returns the rows that came; else, with nothing merged,
+ * the guesses that failed and the rows that came.
  * @example
  * const read = await mergeGuessedRows(postgres, duckdb, query, keys, { differing, guesses, listed }, statements, undefined);
  * if (typeof read !== 'number') for (const id of read.unfounded) guesses.delete(id); // and read again
  */
-export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: MergeQuery, keys: MergedKeys, read: { differing: Differing[]; guesses: Map<string, KeyGuess>; listed: SegmentList }, statements: string[], constantPartition: string | undefined): Promise<number | { unfounded: string[] }> {
+export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: MergeQuery, keys: MergedKeys, read: { differing: Differing[]; guesses: Map<string, KeyGuess>; listed: SegmentList }, statements: string[], constantPartition: string | undefined): Promise<number | { unfounded: string[]; travelled: number }> {
   const { differing, guesses, listed } = read;
   const unguessed = new Set(differing.map(idOf).filter((id) => !guesses.has(id)));
   const candidates = new Set([...guesses.values()].flatMap((guess) => guess.hashes));
@@ -84,39 +85,45 @@ export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: 
       return { row, checked, id: idOf({ partition: partitionOf(row), segment: checked.hash % mask }) };
     });
     // The statement keeps every key of a listed segment number, in any listed partition; of a
-    // guessed segment, the keys with a guessed hash, or every key where it has none.
+    // guessed segment, the keys with any guessed hash (`found`, as its window says), or every
+    // key where it has none. Of these, only the keys asked for stay.
     const found = new Set(rows.filter((row) => guesses.has(row.id) && candidates.has(row.checked.hash)).map((row) => row.id));
-    return rows.filter(({ id, checked }) => {
+    const kept = rows.filter(({ id, checked }) => {
       const guess = guesses.get(id);
       if (!guess) return unguessed.has(id);
       if (!found.has(id)) return guess.holder === 'both';
       return guess.hashes.includes(checked.hash) && (guess.otherHash === undefined || guess.otherHash === checked.otherHash);
     });
+    return { kept, found, travelled: rows.length };
   });
-  const foundIn = (rows: typeof rowsA) => groupById(rows.filter((row) => guesses.has(row.id) && candidates.has(row.checked.hash)));
-  const [foundA, foundB] = [foundIn(rowsA), foundIn(rowsB)];
+  const travelled = rowsA.travelled + rowsB.travelled;
+  // A guessed segment's rows kept where a guessed hash was found: those with its own guess's hashes.
+  const guessedIn = (side: typeof rowsA) => groupById(side.kept.filter((row) => guesses.has(row.id) && side.found.has(row.id)));
+  const [guessedA, guessedB] = [guessedIn(rowsA), guessedIn(rowsB)];
   const segments = new Map(differing.map((segment) => [idOf(segment), segment]));
   const keyed: string[] = [];
   const unfounded: string[] = [];
   for (const [id, guess] of guesses) {
-    const [inA, inB] = [foundA.get(id), foundB.get(id)];
-    // A key guessed on both sides and found on neither: its segment came whole, as unguessed ones do.
-    if (guess.holder === 'both' && !inA && !inB) continue;
+    // A key guessed on both sides, no guessed hash in its segment on either: it came whole on
+    // both, as unguessed ones do. Found on one side only, it came whole on the other: read again.
+    if (guess.holder === 'both' && !rowsA.found.has(id) && !rowsB.found.has(id)) continue;
+    const [inA, inB] = [guessedA.get(id), guessedB.get(id)];
     const holds = guess.holder === 'both' ? inA && inB : guess.holder === 'a' ? inA && !inB : inB && !inA;
     if (holds && explains(segments.get(id)!.a, segments.get(id)!.b, inA?.map((row) => row.checked) ?? [], inB?.map((row) => row.checked) ?? [])) keyed.push(id);
     else unfounded.push(id);
   }
-  if (unfounded.length) return { unfounded };
+  if (unfounded.length) return { unfounded, travelled };
   // A guessed segment's totals are its checksums' (no difference of doubles to round); its other
   // keys are counted here, the guessed one as it is merged.
   for (const id of keyed) {
     const { a, b, partition } = segments.get(id)!;
-    keys.agree(constantPartition ?? partition, (a?.keys ?? 0) - (foundA.get(id)?.length ?? 0), a?.total ?? 0, b?.total ?? 0);
+    keys.agree(constantPartition ?? partition, (a?.keys ?? 0) - (guessedA.get(id)?.length ?? 0), a?.total ?? 0, b?.total ?? 0);
   }
   const keyedIds = new Set(keyed);
-  const counted = new Set<readonly unknown[]>([...rowsA, ...rowsB].filter((row) => keyedIds.has(row.id)).map((row) => row.row));
-  const cursor = (rows: typeof rowsA) => new ChunkCursor((async function* () { yield rows.map((row) => row.row); })());
-  return mergeSorted(cursor(rowsA), cursor(rowsB), query, keys, () => (engineA.interrupt(), engineB.interrupt()), (row) => counted.has(row));
+  const counted = new Set<readonly unknown[]>([...rowsA.kept, ...rowsB.kept].filter((row) => keyedIds.has(row.id)).map((row) => row.row));
+  const cursor = (rows: typeof rowsA.kept) => new ChunkCursor((async function* () { yield rows.map((row) => row.row); })());
+  await mergeSorted(cursor(rowsA.kept), cursor(rowsB.kept), query, keys, () => (engineA.interrupt(), engineB.interrupt()), (row) => counted.has(row));
+  return travelled;
 }
 
 /** Rows grouped by their segment's id. */

@@ -25,6 +25,8 @@ import { postgresUrls } from '../support/engineServers.ts';
 import { withPostgres } from '../support/postgresClient.ts';
 import { engineFixture, type EngineFixture, type FixtureEngine } from '../support/engineFixture.ts';
 import { collectMerged } from '../support/testReducers.ts';
+import { hashParts } from '../../src/data/keyHash.ts';
+import { guessKey, withoutRows } from '../../src/data/segmentRecovery.ts';
 
 interface Line {
   doc: string | null;
@@ -120,13 +122,42 @@ function database(): string {
     const insert = db.prepare(`INSERT INTO alike_${side} VALUES (?, ?, ?, ?)`);
     for (let key = 0; key < 3_000; key += 1) insert.run(`D${Math.floor(key / 10)}`, key % 10, 'EUR', (key * 7) / 4 + (side === 'b' && key % 125 === 0 ? 1 : 0));
   }
+  // A key of EUR and one of USD with the same low hash (searched for: about 2^16 keys of each),
+  // in segment s of one hash bit; the EUR key raised on b, and two USD keys of s raised alike
+  // whose mean hash (their guess) has s's bit too: the USD segment holds a key with the EUR
+  // key's guessed hash, but not its own guess's.
+  const low = (parts: string[]) => hashParts(parts) >>> 0;
+  const eur = new Map<number, string>();
+  for (let index = 0; index < 100_000; index += 1) eur.set(low(['EUR', `E${index}`, '1']), `E${index}`);
+  let same: { eur: string; usd: string; hash: number } | undefined;
+  for (let index = 0; !same; index += 1) {
+    const hash = low(['USD', `U${index}`, '1']);
+    if (eur.has(hash)) same = { eur: eur.get(hash)!, usd: `U${index}`, hash };
+  }
+  const segment = same.hash % 2;
+  const usd = Array.from({ length: 40 }, (_, index) => `V${index}`).filter((doc) => low(['USD', doc, '1']) % 2 === segment);
+  const raisedOf = (doc: string) => ({ hash: low(['USD', doc, '1']), otherHash: 0, units: 100n });
+  const alike = usd.flatMap((first, at) => usd.slice(at + 1).map((second) => [first, second] as const)).find(([first, second]) => {
+    const before = { keys: 2, keySum: 0, otherKeySum: 0, weightedSum: 0, amountSum: 0 };
+    const raised = withoutRows(before, [raisedOf(first), raisedOf(second)]);
+    return guessKey(before, { ...raised, keys: 2, keySum: 0, otherKeySum: 0 }, 1, segment) !== undefined;
+  })!;
+  for (const side of ['a', 'b'] as const) {
+    db.exec(`CREATE TABLE collide_${side} (doc TEXT, line INTEGER, cur TEXT, amount REAL)`);
+    const insert = db.prepare(`INSERT INTO collide_${side} VALUES (?, ?, ?, ?)`);
+    const raise = side === 'b' ? 1 : 0;
+    insert.run(same.eur, 1, 'EUR', 10 + raise);
+    insert.run(same.usd, 1, 'USD', 20);
+    for (const doc of alike) insert.run(doc, 1, 'USD', 30 + raise);
+    for (let index = 0; index < 20; index += 1) insert.run(`W${index}`, 1, index % 2 ? 'EUR' : 'USD', index);
+  }
   db.close();
   return file;
 }
 
 /** The largest dataset: with a side without rows a bisection would never call the hash at all. */
 const largest = datasets.reduce((best, dataset, at) => (dataset.a.length > datasets[best]!.a.length ? at : best), 0);
-const tables = [...datasets.flatMap((_, index) => [`a${index}`, `b${index}`]), ...['few', 'all', 'unique', 'nulls', 'alike'].flatMap((name) => [`${name}_a`, `${name}_b`])];
+const tables = [...datasets.flatMap((_, index) => [`a${index}`, `b${index}`]), ...['few', 'all', 'unique', 'nulls', 'alike', 'collide'].flatMap((name) => [`${name}_a`, `${name}_b`])];
 let fixture: EngineFixture;
 let fixtureFile: string;
 beforeAll(async () => {
@@ -290,6 +321,22 @@ describe.each(pairs)('keys guessed from their segments’ checksums, a on %s and
         expect(totals!.method, `first bits ${firstBits}`).toMatchObject({ name: 'checksum_bisection', passes: 1 });
         expect(totals!.sql.split('\n'), `first bits ${firstBits}`).toHaveLength(4);
       }
+    });
+  });
+
+  it('are read again whole where a segment holds another segment’s guessed hash but not its own', async () => {
+    await onConnections(first, second, async (connections) => {
+      const one = await connections.engine('one');
+      const two = await connections.engine('two');
+      const base = columnMerge(0, { a: 'one', b: 'two' });
+      const query = { ...base, a: { ...base.a, table: 'collide_a' }, b: { ...base.b, table: 'collide_b' } };
+      const expected = await outcome((folding) => mergeAcrossEngines(one, two, query, folding), query);
+      expect(unordered(expected).folded).toHaveLength(3);
+      let totals: MergeTotals | undefined;
+      const bisected = await outcome(async (folding) => (totals = await bisect(one, two, query, folding, { ...DEFAULT_TUNING, firstBits: 1, handOver: false, ungrouped: 'none' })), query);
+      expect(bisected).toEqual(expected);
+      // The pass, the read of both guesses, and the read again without the one the rows did not bear out.
+      expect(totals!.sql.split('\n')).toHaveLength(6);
     });
   });
 });
