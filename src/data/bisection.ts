@@ -150,7 +150,7 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
       // row merge reads them once (it costs 3–5 passes; 7 levels took 2.2× as long at 10 M keys).
       if (!parents && rows > allKeys && tuning.handOver && engineA !== engineB) {
         const merged = await mergeAcrossEngines(engineA, engineB, query, folding);
-        return { ...merged, sql: [...statements, merged.sql].join('\n'), method: { name: 'row_merge', passes: method.passes + 1, segments: method.segments, rows: merged.method!.rows } };
+        return { ...merged, sql: [...statements, merged.sql].join('\n'), method: { name: 'row_merge', passes: method.passes + 1, segments: method.segments, rows: method.rows + merged.method!.rows } };
       }
       const largest = unguessed.reduce((most, segment) => Math.max(most, segment.keys), 0);
       if (level.bits >= MOST_BITS || largest <= 2 * leafKeys || rows <= Math.max(directRows, allKeys / 100)) {

@@ -157,19 +157,26 @@ export function compileSegmentRows(query: MergeQuery, which: 'a' | 'b', dialect:
   const partition = partitionAlias(query, keys);
   // Whether a segment holds a guessed hash: one window over the rows read, no second scan.
   const found = pick.unlessFound.length ? `, MAX(CASE WHEN h IN (${pick.hashes.join(', ')}) THEN 1 ELSE 0 END) OVER (PARTITION BY ${partition === 'NULL' ? '' : `${partition}, `}${segment}) AS found` : '';
+  // A segment's id as `within` numbers it: its number scaled, plus its partition's index (bound
+  // afresh for each use, markers being filled in text order).
+  const idOf = () => {
+    if (partition === 'NULL') return `${segment} * ${within.partitions.length}`;
+    const index = within.partitions.map((value, at) => (value === null ? `WHEN ${partition} IS NULL THEN ${at}` : `WHEN ${partition} = ${dialect.textParameter(parameters.bind(value))} THEN ${at}`));
+    return `${segment} * ${within.partitions.length} + CASE ${index.join(' ')} ELSE -1 END`;
+  };
+  const candidates = `SELECT ${columns.join(', ')}${found} FROM (${sql}) AS hashed`;
   const picked = [
     pick.hashes.length ? `h IN (${pick.hashes.join(', ')})` : '',
-    pick.segments.length ? `${segment} IN (${pick.segments.join(', ')})` : '',
-    pick.unlessFound.length ? `(found = 0 AND ${segment} IN (${pick.unlessFound.join(', ')}))` : '',
+    pick.segments.length ? `${idOf()} IN (${pick.segments.join(', ')})` : '',
+    pick.unlessFound.length ? `(found = 0 AND ${idOf()} IN (${pick.unlessFound.join(', ')}))` : '',
   ].filter(Boolean);
-  const candidates = `SELECT ${columns.join(', ')}${found} FROM (${sql}) AS hashed`;
   return `SELECT ${columns.join(', ')} FROM (${candidates}) AS candidates WHERE ${picked.join(' OR ') || '1 = 0'}${order ? ` ORDER BY ${order}` : ''}`;
 }
 
 /**
- * Of the keys of the listed segments, those to read: keys whose low hash is listed, every key of
- * the listed segment numbers, and every key of the `unlessFound` ones that hold none of the hashes
- * (in whichever partition: the service keeps those it asked for).
+ * Of the keys of the listed segments, those to read: keys whose low hash is listed (in whichever
+ * segment: the service keeps those it asked for), every key of the `segments` listed, and every
+ * key of the `unlessFound` ones that hold none of the hashes; segments numbered as in SegmentList.
  */
 export interface RowPick {
   hashes: readonly number[];

@@ -143,7 +143,7 @@ export class MergedKeys {
    * The totals, each snapped to 10^-(decimals + 6): sums of doubles come out a few ulps apart when
    * added in another order (a segment's total summed by its engine, bisection.ts, or key by key
    * here), and a total on half a cent would round to either cent; snapped, orders whose rounding
-   * errors stay below half a step (cents: up to about 10^5 amounts of thousands) give one double.
+   * errors stay below half a step (cents: up to about 2,000 amounts of thousands) give one double.
    */
   partitions(): MergeTotals['partitions'] {
     return [...this.totals.values()].map((totals) => ({ ...totals, a: this.snap(totals.a), b: this.snap(totals.b) }));

@@ -71,7 +71,8 @@ export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: 
   const { differing, guesses, listed } = read;
   const unguessed = new Set(differing.map(idOf).filter((id) => !guesses.has(id)));
   const candidates = new Set([...guesses.values()].flatMap((guess) => guess.hashes));
-  const numbers = (chosen: (id: string) => boolean) => [...new Set(differing.filter((segment) => chosen(idOf(segment))).map((segment) => segment.segment))];
+  // Segments numbered as `listed` numbers them: segment × partitions + the partition's index.
+  const numbers = (chosen: (id: string) => boolean) => differing.filter((segment) => chosen(idOf(segment))).map((segment) => segment.segment * listed.partitions.length + listed.partitions.indexOf(segment.partition));
   const pick: RowPick = { hashes: [...candidates], segments: numbers((id) => unguessed.has(id)), unlessFound: numbers((id) => guesses.get(id)?.holder === 'both') };
   const { ordered, constants } = mergeKeyOrder(query);
   const partitionOf = query.partitionKey === undefined || constants.has(query.partitionKey) ? () => null : (row: unknown[]) => text(row[0]);
@@ -84,9 +85,9 @@ export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: 
       const checked: CheckedRow = { hash: Number(row[at + 2]), otherHash: Number(row[at + 3]), units: wholeUnits(row[at + 1]) };
       return { row, checked, id: idOf({ partition: partitionOf(row), segment: checked.hash % mask }) };
     });
-    // The statement keeps every key of a listed segment number, in any listed partition; of a
-    // guessed segment, the keys with any guessed hash (`found`, as its window says), or every
-    // key where it has none. Of these, only the keys asked for stay.
+    // The statement keeps the keys with a guessed hash in any listed segment (`found`, as its
+    // window says), every key of an unguessed segment, and of a segment guessed to hold a key on
+    // both sides and found to hold none, every key. Of these, only the keys asked for stay.
     const found = new Set(rows.filter((row) => guesses.has(row.id) && candidates.has(row.checked.hash)).map((row) => row.id));
     const kept = rows.filter(({ id, checked }) => {
       const guess = guesses.get(id);
