@@ -12,20 +12,15 @@ import { compileSegments, OTHER_PRIME, PRIME, type SegmentLevel, type SegmentLis
 import { text, type Engine, type MergeTotals } from './engines/engine.ts';
 import { guessesOf, idOf, mergeGuessedRows, mergeSegmentRows, MOST_EXACT_KEYS, onBoth, shown, type Differing, type Segment } from './segmentReads.ts';
 import type { KeyGuess } from './segmentRecovery.ts';
-import { keysAreUnique, keysGroupAsText } from './uniqueKeys.ts';
+import { estimatedRows, keysAreUnique, keysGroupAsText } from './uniqueKeys.ts';
 import { mergeAcrossEngines, mergedKeysOf, type MergedKeys } from './merges.ts';
 import type { MergeQuery } from './query.ts';
 import type { Folding } from './reducer.ts';
 
 /** How bisection splits; the defaults suit millions of keys (tests use small ones to go deep). */
 export interface BisectionTuning {
-  /**
-   * Hash bits of the first level's segments. 11: 2,048 per partition, so segments with two
-   * differing keys (read whole: no key guessed, or a wrong one) are half as many as with 10 and
-   * half the size (1,000 of 10 M keys differing: 40,000 rows read instead of 164,000); 16
-   * partitions make 32,768 groups, which PostgreSQL still aggregates in memory.
-   */
-  firstBits: number;
+  /** Hash bits of the first level's segments; `auto`: by the tables' size (firstBitsFor). */
+  firstBits: number | 'auto';
   /** Keys per segment a split aims at; segments this small are read row by row. */
   leafKeys: number;
   /**
@@ -55,13 +50,28 @@ export interface BisectionTuning {
   guessKeys: boolean;
 }
 
-export const DEFAULT_TUNING: BisectionTuning = { firstBits: 11, leafKeys: 16, directRows: 10_000, handOver: true, wholeRows: 100_000, ungrouped: 'auto', guessKeys: true };
+export const DEFAULT_TUNING: BisectionTuning = { firstBits: 'auto', leafKeys: 16, directRows: 10_000, handOver: true, wholeRows: 100_000, ungrouped: 'auto', guessKeys: true };
 /**
  * Segments a finer level asks of a side at most (each is a row here, and a group in the engine):
  * PostgreSQL's default hash memory (work_mem 4 MB × hash_mem_multiplier 2) holds about 40,000 of
  * them, and 64,000 spilled to disk in 5 batches, 7 % of a pass over 10 M keys.
  */
 const MOST_SEGMENTS = 32_768;
+/** Rows from which the first level has 2,048 segments a partition (firstBitsFor). */
+const MANY_ROWS = 4_000_000;
+
+/**
+ * The first level's hash bits for tables of `rows` rows (the larger side's, by its statistics):
+ * 10, 1,024 segments a partition, or from 4 M rows 11. With 2,048, segments holding two differing
+ * keys (read whole: no key guessed, or a wrong one) are half as many and half the size: 1,000 of
+ * 10 M keys differing brought 40,000 rows instead of 164,000, in one read instead of a level and a
+ * read; 16 partitions make 32,768 groups, which PostgreSQL still aggregates in memory. Below,
+ * twice the segments cost more than they save (1 M keys: 0.8 s instead of 0.6 s with none differing).
+ * @example
+ * firstBitsFor(10_000_000); // 11
+ */
+export const firstBitsFor = (rows: number) => (rows >= MANY_ROWS ? 11 : 10);
+
 /** Hash bits used at most (of 32): masks stay positive on every engine. */
 const MOST_BITS = 30;
 
@@ -77,7 +87,7 @@ interface Parents {
  * totals.method; // { name: 'checksum_bisection', passes: 3, segments: 41_210, rows: 18_432 }
  */
 export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery, folding: Folding, tuning: BisectionTuning = DEFAULT_TUNING): Promise<MergeTotals> {
-  const { firstBits, leafKeys, directRows } = tuning;
+  const { leafKeys, directRows } = tuning;
   const keys = mergedKeysOf(query, folding);
   // A partition key that is one constant on both sides comes back NULL from SQL: its totals are the constant's.
   const { constantPartition } = mergeKeyOrder(query);
@@ -85,6 +95,7 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
   const method = { name: 'checksum_bisection' as const, passes: 0, segments: 0, rows: 0 };
   const both = <T>(run: (engine: Engine, which: 'a' | 'b') => Promise<T>) => onBoth(engineA, engineB, run);
   const { unique, sides } = await ungroupedSides(engineA, engineB, query, tuning);
+  const firstBits = tuning.firstBits === 'auto' ? firstBitsFor(await largerSide(engineA, engineB, query)) : tuning.firstBits;
   let ungrouped = sides;
   let level: SegmentLevel = { bits: firstBits, ungrouped };
   /** A side's first pass kept while the other's is taken again. */
@@ -130,22 +141,15 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
     }
     const listed: SegmentList = { bits: level.bits, partitions, ids: differing.map((segment) => segment.segment * partitions.length + partitionIndex.get(segment.partition)!) };
     let next: SegmentLevel | undefined;
-    // Segments one key would explain count that key's rows (one a side), when few enough rows are
-    // left to read at once; a wrong guess has its segment read whole, and such segments are about
-    // as many as those no key is guessed for (both hold two differing keys or more). The rows read
-    // must bear every guess out before anything is merged; segments of guesses they do not are
-    // read again whole (or split), the others as guessed.
+    // Segments one key would explain have that key's rows read, when few enough rows are left to
+    // read at once (rowsToRead). The rows read must bear every guess out before anything is
+    // merged; segments of guesses they do not are read again whole (or split), the others as guessed.
     const guesses = tuning.guessKeys ? guessesOf(differing, level.bits) : new Map<string, KeyGuess>();
     const allRows = differing.reduce((sum, segment) => sum + segment.rows, 0);
     for (;;) {
-      const rowsToRead = () => {
-        const [guessed, unguessed] = [differing.filter((segment) => guesses.has(idOf(segment))), differing.filter((segment) => !guesses.has(idOf(segment)))];
-        const unguessedRows = unguessed.reduce((sum, segment) => sum + segment.rows, 0);
-        return Math.min(allRows, guessed.reduce((sum, segment) => sum + Math.min(2, segment.rows), 0) + unguessedRows * (guessed.length ? 2 : 1));
-      };
-      if (rowsToRead() > tuning.wholeRows) guesses.clear();
+      if (rowsToRead(differing, guesses) > tuning.wholeRows) guesses.clear();
       const unguessed = differing.filter((segment) => !guesses.has(idOf(segment)));
-      const rows = rowsToRead();
+      const rows = rowsToRead(differing, guesses);
       // Differences all over: splitting would read every key again, level after level, where one
       // row merge reads them once (it costs 3–5 passes; 7 levels took 2.2× as long at 10 M keys).
       if (!parents && rows > allKeys && tuning.handOver && engineA !== engineB) {
@@ -212,6 +216,25 @@ async function ungroupedSides(engineA: Engine, engineB: Engine, query: MergeQuer
   const byText = (which: 'a' | 'b') => unique[which] || textual[which] || engines[which].kind === 'duckdb';
   if (unique.a || unique.b) return { sides: sides.filter(byText), unique };
   return { sides: sides.filter((which) => textual[which]).slice(0, 1), unique };
+}
+
+/**
+ * The rows a read of the differing segments brings: a guessed key's (one a side), every row of the
+ * others, and with guesses as many again for the segments a wrong guess has read whole (about as
+ * many as those no key is guessed for: both hold two differing keys or more).
+ */
+function rowsToRead(differing: Differing[], guesses: Map<string, KeyGuess>): number {
+  const all = differing.reduce((sum, segment) => sum + segment.rows, 0);
+  if (!guesses.size) return all;
+  const rows = differing.reduce((sum, segment) => sum + (guesses.has(idOf(segment)) ? Math.min(2, segment.rows) : 2 * segment.rows), 0);
+  return Math.min(all, rows);
+}
+
+/** The larger side's rows by its statistics (estimatedRows), asked one side after the other; 0 where unknown. */
+async function largerSide(engineA: Engine, engineB: Engine, query: MergeQuery): Promise<number> {
+  let rows = 0;
+  for (const [engine, side] of [[engineA, query.a], [engineB, query.b]] as const) rows = Math.max(rows, await estimatedRows(engine, side).catch(() => 0));
+  return rows;
 }
 
 /**

@@ -4,7 +4,8 @@
  * unique column hold both 1 and '1', one key text; a Parquet file has no constraints):
  * - unique: at most one row per key, so the side vouches for the other's agreeing segments;
  * - keyed by text: two values of a key column are equal only if their texts are, so summing rows
- *   by their key text finds the keys grouping by the columns finds.
+ *   by their key text finds the keys grouping by the columns finds;
+ * and how many rows its table holds by the planner's statistics (the first level's size).
  */
 import { quoteIdentifier } from './dialect.ts';
 import type { Engine } from './engines/engine.ts';
@@ -76,4 +77,20 @@ export async function keysGroupAsText(engine: Engine, side: MergeSide): Promise<
   if (columns.length === 0) return true;
   const rows = await engine.all(KEY_COLUMNS, [quoteIdentifier(side.table), arrayLiteral(columns)]);
   return rows.length === columns.length && rows.every(([, type, deterministic]) => TEXTUAL_TYPES.includes(String(type)) && deterministic === true);
+}
+
+/** The table's rows by its statistics (its children's too: a partitioned or inherited table); unknown (-1) as none. */
+const ESTIMATED_ROWS = `SELECT COALESCE(SUM(GREATEST(reltuples, 0)), 0) FROM pg_class
+WHERE oid = to_regclass($1) OR oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = to_regclass($1))`;
+
+/**
+ * How many rows `side`'s table holds by PostgreSQL's statistics (as of its last ANALYZE); 0 where
+ * unknown: another engine, a table never analyzed, a missing table.
+ * @example
+ * await estimatedRows(postgres, { table: 'fi_acquisition', … }); // 9_998_741
+ */
+export async function estimatedRows(engine: Engine, side: MergeSide): Promise<number> {
+  if (engine.kind !== 'postgres') return 0;
+  const [row] = await engine.all(ESTIMATED_ROWS, [quoteIdentifier(side.table)]);
+  return Number(row?.[0] ?? 0);
 }

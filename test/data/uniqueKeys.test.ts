@@ -9,7 +9,8 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connections } from '../../src/data/connections.ts';
 import type { MergeSide } from '../../src/data/query.ts';
-import { keysAreUnique, keysGroupAsText } from '../../src/data/uniqueKeys.ts';
+import { estimatedRows, keysAreUnique, keysGroupAsText } from '../../src/data/uniqueKeys.ts';
+import { firstBitsFor } from '../../src/data/bisection.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { engineFixture, type EngineFixture } from '../support/engineFixture.ts';
 import { withPostgres } from '../support/postgresClient.ts';
@@ -112,9 +113,33 @@ describe('keysAreUnique', () => {
         const engine = await connections.engine(name);
         expect(await keysAreUnique(engine, side('lines', { column: 'doc' }, { column: 'line' })), name).toBe(false);
         expect(await keysGroupAsText(engine, side('lines', { column: 'doc' }, { column: 'line' })), name).toBe(false);
+        expect(await estimatedRows(engine, side('lines')), name).toBe(0);
       }
     } finally {
       await connections.close();
     }
+  });
+});
+
+describe('the rows a side holds, by its statistics', () => {
+  it('are counted as of the last ANALYZE, children included, and size the first level of a bisection', async () => {
+    await withPostgres(fixture.specs.postgres.url, (client) =>
+      client.query(`CREATE TABLE counted_lines (doc text, amount float8); INSERT INTO counted_lines SELECT 'D' || n, n FROM generate_series(1, 5000) AS n;
+        CREATE TABLE never_analyzed (doc text, amount float8); INSERT INTO never_analyzed VALUES ('D1', 1);
+        INSERT INTO child_lines SELECT 'C' || n, n, n FROM generate_series(1, 300) AS n;
+        ANALYZE counted_lines; ANALYZE parent_lines; ANALYZE child_lines;`),
+    );
+    const connections = new Connections([{ ...fixture.specs.postgres, name: 'warehouse' }], { statementTimeoutMs: 30_000 });
+    try {
+      const engine = await connections.engine('warehouse');
+      expect(await estimatedRows(engine, side('counted_lines'))).toBe(5_000);
+      // An inheriting child's rows are the parent's too (the parent's one row and the child's 301).
+      expect(await estimatedRows(engine, side('parent_lines'))).toBe(302);
+      expect(await estimatedRows(engine, side('never_analyzed'))).toBe(0);
+      expect(await estimatedRows(engine, side('no_such_table'))).toBe(0);
+    } finally {
+      await connections.close();
+    }
+    expect([0, 3_999_999, 4_000_000, 10_000_000].map(firstBitsFor)).toEqual([10, 10, 11, 11]);
   });
 });
