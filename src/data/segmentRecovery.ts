@@ -54,7 +54,7 @@ export function guessKey(a: SegmentSums | undefined, b: SegmentSums | undefined,
     return inSegment(hash) && otherHash >= 0 && otherHash < TWO_TO_32 ? { hashes: [hash], otherHash, holder: keys === 1 ? 'a' : 'b' } : undefined;
   }
   if (keys !== 0 || x.keySum !== y.keySum || x.otherKeySum !== y.otherKeySum) return undefined;
-  // The same keys: one amount changed by Δc, taken as the smallest value with its residue.
+  // The same keys: one amount changed by Δc, taken as the value nearest zero with its residue.
   const residue = modulo(x.amountSum - y.amountSum, OTHER_PRIME);
   const change = BigInt(residue > OTHER_PRIME / 2 ? residue - OTHER_PRIME : residue);
   const divisor = modulo(change, PRIME);
