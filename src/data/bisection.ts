@@ -147,9 +147,12 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
     const guesses = tuning.guessKeys ? guessesOf(differing, level.bits) : new Map<string, KeyGuess>();
     const allRows = differing.reduce((sum, segment) => sum + segment.rows, 0);
     for (;;) {
-      if (rowsToRead(differing, guesses) > tuning.wholeRows) guesses.clear();
+      let rows = rowsToRead(differing, guesses);
+      if (rows > tuning.wholeRows && guesses.size) {
+        guesses.clear();
+        rows = allRows;
+      }
       const unguessed = differing.filter((segment) => !guesses.has(idOf(segment)));
-      const rows = rowsToRead(differing, guesses);
       // Differences all over: splitting would read every key again, level after level, where one
       // row merge reads them once (it costs 3–5 passes; 7 levels took 2.2× as long at 10 M keys).
       if (!parents && rows > allKeys && tuning.handOver && engineA !== engineB) {

@@ -102,9 +102,13 @@ function narrowing(within: SegmentList, partitionKey: MergeSide['keys'][number] 
   const first = dialect.conditionsInOrder && listed.length * 4 <= 2 ** within.bits ? `${segmentOf(keyHash(texts(), dialect), within.bits)} IN (${listed.join(', ')}) AND ` : '';
   // Built in text order: the hash's markers (constant keys) come before the partitions'.
   const segment = scaledSegment();
-  const partition = dialect.keyText(quoteIdentifier(partitionKey.column));
-  const index = within.partitions.map((value, at) => (value === null ? `WHEN ${partition} IS NULL THEN ${at}` : `WHEN ${partition} = ${dialect.textParameter(parameters.bind(value))} THEN ${at}`));
-  return `${first}${segment} + CASE ${index.join(' ')} ELSE -1 END IN (${ids})`;
+  return `${first}${segment} + ${partitionIndex(dialect.keyText(quoteIdentifier(partitionKey.column)), within.partitions, dialect, parameters)} IN (${ids})`;
+}
+
+/** A partition's index in `partitions` (-1 for another), from its text; each value bound as it is written. */
+function partitionIndex(partition: string, partitions: readonly (string | null)[], dialect: Dialect, parameters: BoundParameters): string {
+  const index = partitions.map((value, at) => (value === null ? `WHEN ${partition} IS NULL THEN ${at}` : `WHEN ${partition} = ${dialect.textParameter(parameters.bind(value))} THEN ${at}`));
+  return `CASE ${index.join(' ')} ELSE -1 END`;
 }
 
 const partitioned = (query: MergeQuery) => partitionAlias(query, ['k0']) !== 'NULL';
@@ -159,11 +163,7 @@ export function compileSegmentRows(query: MergeQuery, which: 'a' | 'b', dialect:
   const found = pick.unlessFound.length ? `, MAX(CASE WHEN h IN (${pick.hashes.join(', ')}) THEN 1 ELSE 0 END) OVER (PARTITION BY ${partition === 'NULL' ? '' : `${partition}, `}${segment}) AS found` : '';
   // A segment's id as `within` numbers it: its number scaled, plus its partition's index (bound
   // afresh for each use, markers being filled in text order).
-  const idOf = () => {
-    if (partition === 'NULL') return `${segment} * ${within.partitions.length}`;
-    const index = within.partitions.map((value, at) => (value === null ? `WHEN ${partition} IS NULL THEN ${at}` : `WHEN ${partition} = ${dialect.textParameter(parameters.bind(value))} THEN ${at}`));
-    return `${segment} * ${within.partitions.length} + CASE ${index.join(' ')} ELSE -1 END`;
-  };
+  const idOf = () => `${segment} * ${within.partitions.length}${partition === 'NULL' ? '' : ` + ${partitionIndex(partition, within.partitions, dialect, parameters)}`}`;
   const candidates = `SELECT ${columns.join(', ')}${found} FROM (${sql}) AS hashed`;
   const picked = [
     pick.hashes.length ? `h IN (${pick.hashes.join(', ')})` : '',

@@ -71,8 +71,8 @@ export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: 
   const { differing, guesses, listed } = read;
   const unguessed = new Set(differing.map(idOf).filter((id) => !guesses.has(id)));
   const candidates = new Set([...guesses.values()].flatMap((guess) => guess.hashes));
-  // Segments numbered as `listed` numbers them: segment × partitions + the partition's index.
-  const numbers = (chosen: (id: string) => boolean) => differing.filter((segment) => chosen(idOf(segment))).map((segment) => segment.segment * listed.partitions.length + listed.partitions.indexOf(segment.partition));
+  // Segments numbered as `listed` numbers them (its ids follow `differing`).
+  const numbers = (chosen: (id: string) => boolean) => differing.flatMap((segment, at) => (chosen(idOf(segment)) ? [listed.ids[at]!] : []));
   const pick: RowPick = { hashes: [...candidates], segments: numbers((id) => unguessed.has(id)), unlessFound: numbers((id) => guesses.get(id)?.holder === 'both') };
   const { ordered, constants } = mergeKeyOrder(query);
   const partitionOf = query.partitionKey === undefined || constants.has(query.partitionKey) ? () => null : (row: unknown[]) => text(row[0]);

@@ -189,6 +189,12 @@ const columnMerge = (index: number, connections: { a: string; b: string }): Merg
   fold: collectMerged.with({ keep: 100_000 }),
 });
 
+/** columnMerge's keys and measure over two other tables, on connections `one` and `two`. */
+const tablesMerge = (tableA: string, tableB: string): MergeQuery => {
+  const base = columnMerge(0, { a: 'one', b: 'two' });
+  return { ...base, a: { ...base.a, table: tableA }, b: { ...base.b, table: tableB } };
+};
+
 /** Partition totals to the cent (sums of the same amounts in another order differ in the last bits) and every differing key. */
 async function outcome(run: (folding: Folding) => Promise<{ partitions: { partition: string | null; keys: number; a: number; b: number }[] }>, query: MergeQuery) {
   const folding = new Folding(await loadReducer(query.fold), query.fold.options);
@@ -269,8 +275,7 @@ describe.each(pairs)('keys repeated on a side, a on %s and b on %s', (first, sec
       const two = await connections.engine('two');
       const tables = [['few_a', 'few_b'], ['all_a', 'all_b'], ['unique_a', 'unique_b'], ['unique_b', 'unique_a'], ['unique_a', 'all_b'], ['nulls_a', 'nulls_b'], ['nulls_b', 'nulls_a']];
       for (const [tableA, tableB] of tables) {
-        const base = columnMerge(0, { a: 'one', b: 'two' });
-        const query = { ...base, a: { ...base.a, table: tableA! }, b: { ...base.b, table: tableB! } };
+        const query = tablesMerge(tableA!, tableB!);
         const expected = await outcome((folding) => mergeAcrossEngines(one, two, query, folding), query);
         expect(expected.partitions.reduce((sum, partition) => sum + partition.keys, 0)).toBe(3_000);
         for (const ungrouped of ['a', 'b', 'auto', 'none'] as const) {
@@ -308,8 +313,7 @@ describe.each(pairs)('keys guessed from their segments’ checksums, a on %s and
     await onConnections(first, second, async (connections) => {
       const one = await connections.engine('one');
       const two = await connections.engine('two');
-      const base = columnMerge(0, { a: 'one', b: 'two' });
-      const query = { ...base, a: { ...base.a, table: 'alike_a' }, b: { ...base.b, table: 'alike_b' } };
+      const query = tablesMerge('alike_a', 'alike_b');
       const expected = await outcome((folding) => mergeAcrossEngines(one, two, query, folding), query);
       expect(unordered(expected).folded).toHaveLength(24);
       // 8 to 32 segments for 24 changed keys: alone in some, two or more in others.
@@ -328,8 +332,7 @@ describe.each(pairs)('keys guessed from their segments’ checksums, a on %s and
     await onConnections(first, second, async (connections) => {
       const one = await connections.engine('one');
       const two = await connections.engine('two');
-      const base = columnMerge(0, { a: 'one', b: 'two' });
-      const query = { ...base, a: { ...base.a, table: 'collide_a' }, b: { ...base.b, table: 'collide_b' } };
+      const query = tablesMerge('collide_a', 'collide_b');
       const expected = await outcome((folding) => mergeAcrossEngines(one, two, query, folding), query);
       expect(unordered(expected).folded).toHaveLength(3);
       let totals: MergeTotals | undefined;
