@@ -48,9 +48,15 @@ export interface BisectionTuning {
    * 1,000 differing keys among 10 M are then read in the pass after the first, not two passes later.
    */
   guessKeys: boolean;
+  /**
+   * Whether a side on PostgreSQL with a unique index over its keys has the rows of the keys read
+   * after the first pass looked up by the other side's keys (segmentReads.ts), instead of both
+   * sides reading their tables again at once: one index lookup a key, not every row hashed.
+   */
+  lookUpKeys: boolean;
 }
 
-export const DEFAULT_TUNING: BisectionTuning = { firstBits: 'auto', leafKeys: 16, directRows: 10_000, handOver: true, wholeRows: 100_000, ungrouped: 'auto', guessKeys: true };
+export const DEFAULT_TUNING: BisectionTuning = { firstBits: 'auto', leafKeys: 16, directRows: 10_000, handOver: true, wholeRows: 100_000, ungrouped: 'auto', guessKeys: true, lookUpKeys: true };
 /**
  * Segments a finer level asks of a side at most (each is a row here, and a group in the engine):
  * PostgreSQL's default hash memory (work_mem 4 MB × hash_mem_multiplier 2) holds about 40,000 of
@@ -96,6 +102,8 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
   const both = <T>(run: (engine: Engine, which: 'a' | 'b') => Promise<T>) => onBoth(engineA, engineB, run);
   const { unique, sides } = await ungroupedSides(engineA, engineB, query, tuning);
   const firstBits = tuning.firstBits === 'auto' ? firstBitsFor(await largerSide(engineA, engineB, query)) : tuning.firstBits;
+  // The side whose rows are looked up, if any (its unique index vouches that a key is one row).
+  let lookUp = tuning.lookUpKeys && engineA !== engineB ? (['a', 'b'] as const).find((which) => unique[which] && (which === 'a' ? engineA : engineB).kind === 'postgres') : undefined;
   let ungrouped = sides;
   let level: SegmentLevel = { bits: firstBits, ungrouped };
   /** A side's first pass kept while the other's is taken again. */
@@ -162,10 +170,11 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
       const largest = unguessed.reduce((most, segment) => Math.max(most, segment.keys), 0);
       if (level.bits >= MOST_BITS || largest <= 2 * leafKeys || rows <= Math.max(directRows, allKeys / 100)) {
         const read = guesses.size
-          ? await mergeGuessedRows(engineA, engineB, query, keys, { differing, guesses, listed }, statements, constantPartition)
+          ? await mergeGuessedRows(engineA, engineB, query, keys, { differing, guesses, listed, lookUp }, statements, constantPartition)
           : await mergeSegmentRows(engineA, engineB, query, keys, listed, statements, rows <= tuning.wholeRows || engineA === engineB);
         if (typeof read !== 'number') {
           method.rows += read.travelled;
+          if (read.lookUp === false) lookUp = undefined;
           for (const id of read.unfounded) guesses.delete(id);
           continue;
         }

@@ -54,7 +54,7 @@ function keyHash(parts: readonly string[], dialect: Dialect): string {
  * once, as `x`, beside `d`, the value as a double); narrowed before grouping to the keys of
  * `within`, so a finer level reads only the rows of the segments it splits.
  */
-function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, within: SegmentLevel['within'], perRow = false): { sql: string; keys: string[] } {
+function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, within: SegmentLevel['within'], perRow = false, listed?: readonly (readonly string[])[]): { sql: string; keys: string[] } {
   const side = query[which];
   const { ordered } = mergeKeyOrder(query);
   // Each use of a constant key binds its own marker: '?' markers are filled in text order.
@@ -63,7 +63,7 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
   const select = texts().map((text, index) => `${text} AS ${aliases[index]}`);
   const where = whereClause(side.where, dialect, parameters);
   const narrowed = within ? narrowing(within, partitioned(query) ? side.keys[query.partitionKey!] : undefined, texts, dialect, parameters) : '';
-  const conditions = [where.replace(/^WHERE /, ''), narrowed].filter(Boolean);
+  const conditions = [where.replace(/^WHERE /, ''), narrowed, listed ? listedKeys(texts(), listed, parameters) : ''].filter(Boolean);
   // Grouped by the columns themselves, so an index in key order serves the grouping; their text
   // is the same per group (a column holding both 1 and '1' is SQLite's only exception).
   const columns = keyColumns(side, ordered);
@@ -79,6 +79,19 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
   const derived = [`${dialect.wholeUnits('d', query.decimals)} AS c`, `x & ${UINT32_MASK} AS h`, `(x >> 32) & ${UINT32_MASK} AS h2`];
   return { sql: `SELECT ${[...aliases, 'v', ...derived].join(', ')} FROM (${hashed}) AS hashed_keys`, keys: aliases };
 }
+
+/**
+ * The rows of the keys listed by their texts (each a text per key in merge order), as PostgreSQL
+ * finds them: one text array a key part, unnested. A key part that is a text column is compared
+ * as itself, so an index on it finds the rows (a unique index over the keys: a lookup per key).
+ */
+function listedKeys(texts: string[], keys: readonly (readonly string[])[], parameters: BoundParameters): string {
+  const arrays = texts.map((_, part) => `CAST(${parameters.bind(arrayLiteral(keys.map((key) => key[part]!)))} AS TEXT[])`);
+  return `(${texts.join(', ')}) IN (SELECT * FROM unnest(${arrays.join(', ')}))`;
+}
+
+/** A PostgreSQL array literal of texts (each quoted, its quotes and backslashes escaped). */
+const arrayLiteral = (values: readonly string[]) => `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 
 /**
  * The rows of the listed segments: the row's segment and partition as one number, in one list.
@@ -171,6 +184,20 @@ export function compileSegmentRows(query: MergeQuery, which: 'a' | 'b', dialect:
     pick.unlessFound.length ? `(found = 0 AND ${idOf()} IN (${pick.unlessFound.join(', ')}))` : '',
   ].filter(Boolean);
   return `SELECT ${columns.join(', ')} FROM (${candidates}) AS candidates WHERE ${picked.join(' OR ') || '1 = 0'}${order ? ` ORDER BY ${order}` : ''}`;
+}
+
+/**
+ * One side's per-key rows of the keys listed by their texts (in merge order), each followed by its
+ * whole units and hash halves (c, h, h2), in key order: what compileSegmentRows' picked rows give,
+ * found through the side's indexes instead of by hashing every row. PostgreSQL only (text arrays).
+ * @example
+ * compileKeyRows(query, 'a', postgresDialect, parameters, [['EUR', '0400015593', '2']]);
+ */
+export function compileKeyRows(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, keys: readonly (readonly string[])[]): string {
+  if (dialect.name !== 'postgres') throw new Error(`keys are looked up by their texts on PostgreSQL only, not ${dialect.name}`);
+  const { sql, keys: aliases } = hashedKeys(query, which, dialect, parameters, undefined, false, keys);
+  const order = aliases.map((key) => dialect.binaryAscending(key)).join(', ');
+  return `SELECT ${[...aliases, 'v', 'c', 'h', 'h2'].join(', ')} FROM (${sql}) AS hashed${order ? ` ORDER BY ${order}` : ''}`;
 }
 
 /**

@@ -4,7 +4,7 @@
  * from their segments' checksums (segmentRecovery.ts), merged as the row merge merges them.
  */
 import { BoundParameters, mergeKeyOrder } from './compile.ts';
-import { compileSegmentRows, type RowPick, type SegmentList } from './compileBisection.ts';
+import { compileKeyRows, compileSegmentRows, type RowPick, type SegmentList } from './compileBisection.ts';
 import { text, type Engine } from './engines/engine.ts';
 import { ChunkCursor, mergeSorted, type MergedKeys } from './merges.ts';
 import type { MergeQuery } from './query.ts';
@@ -57,17 +57,40 @@ export function guessesOf(differing: Differing[], bits: number): Map<string, Key
   return guesses;
 }
 
+/** What mergeGuessedRows reads: the differing segments, the keys guessed for them, their list; and maybe the side to look up. */
+export interface GuessedRead {
+  differing: Differing[];
+  guesses: Map<string, KeyGuess>;
+  listed: SegmentList;
+  /**
+   * A side on PostgreSQL with a unique index over its keys: its rows are looked up by the keys the
+   * other side's read brings (compileKeyRows), one index lookup a key, instead of hashing every row.
+   */
+  lookUp?: 'a' | 'b' | undefined;
+}
+
 /**
- * Reads, at once, both sides' rows of the guessed keys (or, where a key guessed on both sides is
- * on neither, its segment's every row) and of the other differing segments; merges them when each
+ * Nothing merged: the guesses that failed and the rows that came; `lookUp: false` when a side's
+ * looked-up rows did not make up its whole segments (it holds keys the other lacks): read it too.
+ */
+export interface ReadAgain {
+  unfounded: string[];
+  travelled: number;
+  lookUp?: false;
+}
+
+/**
+ * Reads both sides' rows of the guessed keys (or, where a key guessed on both sides is on neither,
+ * its segment's every row) and of the other differing segments: at once, or with `lookUp` one side
+ * after the other, the looked-up side's by the keys the other's brought. Merges them when each
  * guessed key found accounts for its segment's difference (the rest of the segment agrees, and is
- * counted like an agreeing segment), and returns the rows that came; else, with nothing merged,
- * the guesses that failed and the rows that came.
+ * counted like an agreeing segment) and each segment read whole is whole on a looked-up side too
+ * (its checksums are its rows'); returns the rows that came; else, with nothing merged, ReadAgain.
  * @example
  * const read = await mergeGuessedRows(postgres, duckdb, query, keys, { differing, guesses, listed }, statements, undefined);
  * if (typeof read !== 'number') for (const id of read.unfounded) guesses.delete(id); // and read again
  */
-export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: MergeQuery, keys: MergedKeys, read: { differing: Differing[]; guesses: Map<string, KeyGuess>; listed: SegmentList }, statements: string[], constantPartition: string | undefined): Promise<number | { unfounded: string[]; travelled: number }> {
+export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: MergeQuery, keys: MergedKeys, read: GuessedRead, statements: string[], constantPartition: string | undefined): Promise<number | ReadAgain> {
   const { differing, guesses, listed } = read;
   const unguessed = new Set(differing.map(idOf).filter((id) => !guesses.has(id)));
   const candidates = new Set([...guesses.values()].flatMap((guess) => guess.hashes));
@@ -77,43 +100,66 @@ export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: 
   const { ordered, constants } = mergeKeyOrder(query);
   const partitionOf = query.partitionKey === undefined || constants.has(query.partitionKey) ? () => null : (row: unknown[]) => text(row[0]);
   const [at, mask] = [ordered.length, 2 ** listed.bits];
-  const [rowsA, rowsB] = await onBoth(engineA, engineB, async (engine, which) => {
-    const parameters = new BoundParameters(engine.dialect);
-    const sql = compileSegmentRows(query, which, engine.dialect, parameters, listed, pick);
-    statements.push(shown(sql));
-    const rows = (await engine.all(sql, parameters.values)).map((row) => {
+  // The statement keeps the keys with a guessed hash in any listed segment (`found`, as its window
+  // says), every key of an unguessed segment, and of a segment guessed to hold a key on both sides
+  // and found to hold none, every key. Of these, only the keys asked for stay.
+  const picked = (rows: unknown[][]) => {
+    const checkedRows = rows.map((row) => {
       const checked: CheckedRow = { hash: Number(row[at + 2]), otherHash: Number(row[at + 3]), units: wholeUnits(row[at + 1]) };
       return { row, checked, id: idOf({ partition: partitionOf(row), segment: checked.hash % mask }) };
     });
-    // The statement keeps the keys with a guessed hash in any listed segment (`found`, as its
-    // window says), every key of an unguessed segment, and of a segment guessed to hold a key on
-    // both sides and found to hold none, every key. Of these, only the keys asked for stay.
-    const found = new Set(rows.filter((row) => guesses.has(row.id) && candidates.has(row.checked.hash)).map((row) => row.id));
-    const kept = rows.filter(({ id, checked }) => {
+    const found = new Set(checkedRows.filter((row) => guesses.has(row.id) && candidates.has(row.checked.hash)).map((row) => row.id));
+    const kept = checkedRows.filter(({ id, checked }) => {
       const guess = guesses.get(id);
       if (!guess) return unguessed.has(id);
       if (!found.has(id)) return guess.holder === 'both';
       return guess.hashes.includes(checked.hash) && (guess.otherHash === undefined || guess.otherHash === checked.otherHash);
     });
     return { kept, found, travelled: rows.length };
-  });
+  };
+  const readPicked = async (engine: Engine, which: 'a' | 'b') => {
+    const parameters = new BoundParameters(engine.dialect);
+    const sql = compileSegmentRows(query, which, engine.dialect, parameters, listed, pick);
+    statements.push(shown(sql));
+    return picked(await engine.all(sql, parameters.values));
+  };
+  const lookUp = read.lookUp && canLookUp(read.lookUp, differing, guesses) ? read.lookUp : undefined;
+  // Looking a side up: the other side read first, then its keys asked for.
+  const readThenLookUp = async (side: 'a' | 'b'): Promise<[Picked, Picked]> => {
+    const other = side === 'a' ? 'b' : 'a';
+    const engines = { a: engineA, b: engineB };
+    const read = await readPicked(engines[other], other);
+    const looked = picked(await lookUpRows(engines[side], side, query, read.kept.map(({ row }) => row.slice(0, at)), statements));
+    return side === 'a' ? [looked, read] : [read, looked];
+  };
+  type Picked = ReturnType<typeof picked>;
+  const [rowsA, rowsB] = lookUp ? await readThenLookUp(lookUp) : await onBoth(engineA, engineB, readPicked);
   const travelled = rowsA.travelled + rowsB.travelled;
   // A guessed segment's rows kept where a guessed hash was found: those with its own guess's hashes.
-  const guessedIn = (side: typeof rowsA) => groupById(side.kept.filter((row) => guesses.has(row.id) && side.found.has(row.id)));
+  const guessedIn = (side: Picked) => groupById(side.kept.filter((row) => guesses.has(row.id) && side.found.has(row.id)));
   const [guessedA, guessedB] = [guessedIn(rowsA), guessedIn(rowsB)];
   const segments = new Map(differing.map((segment) => [idOf(segment), segment]));
   const keyed: string[] = [];
   const unfounded: string[] = [];
+  /** Segments read whole (no guess, or a key guessed on both sides found on neither). */
+  const whole = new Set(unguessed);
   for (const [id, guess] of guesses) {
     // A key guessed on both sides, no guessed hash in its segment on either: it came whole on
     // both, as unguessed ones do. Found on one side only, it came whole on the other: read again.
-    if (guess.holder === 'both' && !rowsA.found.has(id) && !rowsB.found.has(id)) continue;
+    if (guess.holder === 'both' && !rowsA.found.has(id) && !rowsB.found.has(id)) {
+      whole.add(id);
+      continue;
+    }
     const [inA, inB] = [guessedA.get(id), guessedB.get(id)];
     const holds = guess.holder === 'both' ? inA && inB : guess.holder === 'a' ? inA && !inB : inB && !inA;
     if (holds && explains(segments.get(id)!.a, segments.get(id)!.b, inA?.map((row) => row.checked) ?? [], inB?.map((row) => row.checked) ?? [])) keyed.push(id);
     else unfounded.push(id);
   }
-  if (unfounded.length) return { unfounded, travelled };
+  // A looked-up side's rows of a segment read whole are the other side's keys it holds: they are
+  // all of its segment only if they make up its checksums (else it is read again, by scanning).
+  const rowsOf = lookUp && groupById((lookUp === 'a' ? rowsA : rowsB).kept.filter((row) => whole.has(row.id)));
+  const complete = !lookUp || [...whole].every((id) => explains(segments.get(id)![lookUp], undefined, rowsOf!.get(id)?.map((row) => row.checked) ?? [], []));
+  if (unfounded.length || !complete) return { unfounded, travelled, ...(complete ? {} : { lookUp: false as const }) };
   // A guessed segment's totals are its checksums' (no difference of doubles to round); its other
   // keys are counted here, the guessed one as it is merged.
   for (const id of keyed) {
@@ -122,9 +168,35 @@ export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: 
   }
   const keyedIds = new Set(keyed);
   const counted = new Set<readonly unknown[]>([...rowsA.kept, ...rowsB.kept].filter((row) => keyedIds.has(row.id)).map((row) => row.row));
-  const cursor = (rows: typeof rowsA.kept) => new ChunkCursor((async function* () { yield rows.map((row) => row.row); })());
-  await mergeSorted(cursor(rowsA.kept), cursor(rowsB.kept), query, keys, () => (engineA.interrupt(), engineB.interrupt()), (row) => counted.has(row));
+  const cursor = (rows: Picked) => new ChunkCursor((async function* () { yield rows.kept.map((row) => row.row); })());
+  await mergeSorted(cursor(rowsA), cursor(rowsB), query, keys, () => (engineA.interrupt(), engineB.interrupt()), (row) => counted.has(row));
   return travelled;
+}
+
+/**
+ * Whether `side`'s rows can be looked up by the other side's keys: no key guessed to be on it
+ * alone, and no segment read whole holding more keys there than on the other (those keys would
+ * never be asked for).
+ */
+function canLookUp(side: 'a' | 'b', differing: Differing[], guesses: Map<string, KeyGuess>): boolean {
+  const other = side === 'a' ? 'b' : 'a';
+  return differing.every((segment) => {
+    const guess = guesses.get(idOf(segment));
+    return guess ? guess.holder !== side : (segment[side]?.keys ?? 0) <= (segment[other]?.keys ?? 0);
+  });
+}
+
+/**
+ * A side's per-key rows of the given keys (their texts in merge order), as compileKeyRows reads
+ * them; keys with a NULL part are left out (a unique index's columns are NOT NULL).
+ */
+async function lookUpRows(engine: Engine, which: 'a' | 'b', query: MergeQuery, keyRows: unknown[][], statements: string[]): Promise<unknown[][]> {
+  const texts = keyRows.filter((key) => key.every((part) => part !== null && part !== undefined)).map((key) => key.map(String));
+  if (texts.length === 0) return [];
+  const parameters = new BoundParameters(engine.dialect);
+  const sql = compileKeyRows(query, which, engine.dialect, parameters, texts);
+  statements.push(sql);
+  return engine.all(sql, parameters.values);
 }
 
 /** Rows grouped by their segment's id. */

@@ -122,11 +122,30 @@ function database(): string {
     const insert = db.prepare(`INSERT INTO alike_${side} VALUES (?, ?, ?, ?)`);
     for (let key = 0; key < 3_000; key += 1) insert.run(`D${Math.floor(key / 10)}`, key % 10, 'EUR', (key * 7) / 4 + (side === 'b' && key % 125 === 0 ? 1 : 0));
   }
+  const low = (parts: string[]) => hashParts(parts) >>> 0;
+  // 3,000 keys, NOT NULL, with a unique index on b: b raises 24 amounts alike and lacks 5 keys
+  // (`keyed_…`); `swapped_…` also holds one key on a and another on b, in the same segment of 3
+  // hash bits, with the same amount (no key guessed: a whole segment, whose keys b does not hold);
+  // `extra_…` differ by one key, on b alone.
+  const swapped = Array.from({ length: 64 }, (_, index) => `S${index}`).filter((doc) => low(['EUR', doc, '1']) % 8 === low(['EUR', 'S0', '1']) % 8).slice(0, 2);
+  for (const name of ['keyed', 'swapped', 'extra']) {
+    for (const side of ['a', 'b'] as const) {
+      db.exec(`CREATE TABLE ${name}_${side} (doc TEXT NOT NULL, line INTEGER NOT NULL, cur TEXT NOT NULL, amount REAL)`);
+      const insert = db.prepare(`INSERT INTO ${name}_${side} VALUES (?, ?, ?, ?)`);
+      const differs = side === 'b' && name !== 'extra';
+      for (let key = 0; key < 3_000; key += 1) {
+        if (differs && key % 600 === 7) continue;
+        insert.run(`D${Math.floor(key / 10)}`, key % 10, key % 3 ? 'EUR' : 'USD', (key * 7) / 4 + (differs && key % 125 === 0 ? 1 : 0));
+      }
+      if (name === 'swapped') insert.run(swapped[side === 'a' ? 0 : 1]!, 1, 'EUR', 12.5);
+      if (name === 'extra' && side === 'b') insert.run('X1', 1, 'EUR', 12.5);
+      if (side === 'b') db.exec(`CREATE UNIQUE INDEX ix_${name}_b ON ${name}_b (doc, line, cur)`);
+    }
+  }
   // A key of EUR and one of USD with the same low hash (searched for: about 2^16 keys of each),
   // in segment s of one hash bit; the EUR key raised on b, and two USD keys of s raised alike
   // whose mean hash (their guess) has s's bit too: the USD segment holds a key with the EUR
   // key's guessed hash, but not its own guess's.
-  const low = (parts: string[]) => hashParts(parts) >>> 0;
   const eur = new Map<number, string>();
   for (let index = 0; index < 100_000; index += 1) eur.set(low(['EUR', `E${index}`, '1']), `E${index}`);
   let same: { eur: string; usd: string; hash: number } | undefined;
@@ -157,7 +176,7 @@ function database(): string {
 
 /** The largest dataset: with a side without rows a bisection would never call the hash at all. */
 const largest = datasets.reduce((best, dataset, at) => (dataset.a.length > datasets[best]!.a.length ? at : best), 0);
-const tables = [...datasets.flatMap((_, index) => [`a${index}`, `b${index}`]), ...['few', 'all', 'unique', 'nulls', 'alike', 'collide'].flatMap((name) => [`${name}_a`, `${name}_b`])];
+const tables = [...datasets.flatMap((_, index) => [`a${index}`, `b${index}`]), ...['few', 'all', 'unique', 'nulls', 'alike', 'collide', 'keyed', 'swapped', 'extra'].flatMap((name) => [`${name}_a`, `${name}_b`])];
 let fixture: EngineFixture;
 let fixtureFile: string;
 beforeAll(async () => {
@@ -227,7 +246,7 @@ const unordered = (result: Awaited<ReturnType<typeof outcome>>) => ({
 });
 
 // Streams the rows of differing segments (wholeRows 0), where the service's tuning reads these few whole.
-const deep: BisectionTuning = { firstBits: 1, leafKeys: 1, directRows: 0, handOver: false, wholeRows: 0, ungrouped: 'none', guessKeys: false };
+const deep: BisectionTuning = { firstBits: 1, leafKeys: 1, directRows: 0, handOver: false, wholeRows: 0, ungrouped: 'none', guessKeys: false, lookUpKeys: true };
 // One side checksums its rows ungrouped (the service does so on PostgreSQL): every dialect writes it.
 const rowsOfA: BisectionTuning = { ...deep, ungrouped: 'a' };
 const rowsOfB: BisectionTuning = { ...deep, ungrouped: 'b' };
@@ -340,6 +359,63 @@ describe.each(pairs)('keys guessed from their segments’ checksums, a on %s and
       expect(bisected).toEqual(expected);
       // The pass, the read of both guesses, and the read again without the one the rows did not bear out.
       expect(totals!.sql.split('\n')).toHaveLength(6);
+    });
+  });
+});
+
+describe.each(pairs)('keys looked up through a unique index on PostgreSQL, a on %s and b on %s', (first, second) => {
+  // b's unique index is on PostgreSQL only (no other engine has one to vouch for its keys).
+  const looksUp = second === 'postgres';
+  it('are the keys the other side’s read brings: the row merge’s totals and keys, one lookup instead of a second scan', async () => {
+    await onConnections(first, second, async (connections) => {
+      const one = await connections.engine('one');
+      const two = await connections.engine('two');
+      const query = tablesMerge('keyed_a', 'keyed_b');
+      const expected = await outcome((folding) => mergeAcrossEngines(one, two, query, folding), query);
+      expect(unordered(expected).folded).toHaveLength(29);
+      for (const firstBits of [3, 5, 7]) {
+        let totals: MergeTotals | undefined;
+        const bisected = await outcome(async (folding) => (totals = await bisect(one, two, query, folding, { ...DEFAULT_TUNING, firstBits, handOver: false })), query);
+        expect(bisected, `first bits ${firstBits}`).toEqual(expected);
+        const statements = totals!.sql.split('\n');
+        // The pass, then a's rows read and b's looked up by their keys: no statement hashes b's every row again.
+        expect(statements.filter((sql) => sql.includes('unnest(')).length > 0, `first bits ${firstBits}`).toBe(looksUp);
+        if (looksUp) expect(statements.filter((sql) => / FROM "?keyed_b"? /.test(sql) && !sql.includes('unnest(') && !sql.includes(' AS key_sum')), `first bits ${firstBits}`).toEqual([]);
+        const unlooked = await outcome((folding) => bisect(one, two, query, folding, { ...DEFAULT_TUNING, firstBits, handOver: false, lookUpKeys: false }), query);
+        expect(unlooked, `first bits ${firstBits}, no lookup`).toEqual(expected);
+      }
+    });
+  });
+
+  it('are read again by scanning where the keys looked up do not make up a segment read whole', async () => {
+    await onConnections(first, second, async (connections) => {
+      const one = await connections.engine('one');
+      const two = await connections.engine('two');
+      const query = tablesMerge('swapped_a', 'swapped_b');
+      const expected = await outcome((folding) => mergeAcrossEngines(one, two, query, folding), query);
+      expect(unordered(expected).folded).toHaveLength(31);
+      let totals: MergeTotals | undefined;
+      const bisected = await outcome(async (folding) => (totals = await bisect(one, two, query, folding, { ...DEFAULT_TUNING, firstBits: 3, handOver: false })), query);
+      expect(bisected).toEqual(expected);
+      // b's segment holding the other swapped key: its lookup falls short of its checksums, so
+      // the read is taken again from both tables.
+      if (looksUp) expect(totals!.sql.split('\n').filter((sql) => / FROM "?swapped_b"? /.test(sql) && !sql.includes(' AS key_sum')).map((sql) => sql.includes('unnest('))).toEqual([true, false]);
+    });
+  });
+
+  it('are not looked up when a key is guessed to be on the indexed side alone', async () => {
+    await onConnections(first, second, async (connections) => {
+      const one = await connections.engine('one');
+      const two = await connections.engine('two');
+      const query = tablesMerge('extra_a', 'extra_b');
+      const expected = await outcome((folding) => mergeAcrossEngines(one, two, query, folding), query);
+      expect(unordered(expected).folded).toEqual([JSON.stringify(['X1', '1', 'EUR'])]);
+      let totals: MergeTotals | undefined;
+      const bisected = await outcome(async (folding) => (totals = await bisect(one, two, query, folding, { ...DEFAULT_TUNING, handOver: false })), query);
+      expect(bisected).toEqual(expected);
+      // Its rows are b's alone: b reads its table again (a lookup by a's keys would never ask for it).
+      expect(totals!.sql.includes('unnest(')).toBe(false);
+      expect(totals!.method).toMatchObject({ passes: 1, rows: 1 });
     });
   });
 });
