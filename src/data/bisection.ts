@@ -9,7 +9,7 @@
 import { BoundParameters, decomposable, mergeKeyOrder } from './compile.ts';
 import { KeyHashUnavailableError } from '../errors/index.ts';
 import { compileSegments, OTHER_PRIME, PRIME, type SegmentLevel, type SegmentList } from './compileBisection.ts';
-import { text, type Engine, type MergeTotals } from './engines/engine.ts';
+import { text, type Engine, type MergeTotals, type RowNotes } from './engines/engine.ts';
 import { guessesOf, idOf, mergeGuessedRows, mergeSegmentRows, MOST_EXACT_KEYS, onBoth, shown, type Differing, type Segment } from './segmentReads.ts';
 import type { KeyGuess } from './segmentRecovery.ts';
 import { estimatedRows, keysAreUnique, keysGroupAsText } from './uniqueKeys.ts';
@@ -54,9 +54,14 @@ export interface BisectionTuning {
    * sides reading their tables again at once: one index lookup a key, not every row hashed.
    */
   lookUpKeys: boolean;
+  /**
+   * Whether a side read from one Parquet file (DuckDB) notes each row's hash bits by row number in
+   * its first pass, so the read after it takes rows by number instead of hashing every row again.
+   */
+  noteRows: boolean;
 }
 
-export const DEFAULT_TUNING: BisectionTuning = { firstBits: 'auto', leafKeys: 16, directRows: 10_000, handOver: true, wholeRows: 100_000, ungrouped: 'auto', guessKeys: true, lookUpKeys: true };
+export const DEFAULT_TUNING: BisectionTuning = { firstBits: 'auto', leafKeys: 16, directRows: 10_000, handOver: true, wholeRows: 100_000, ungrouped: 'auto', guessKeys: true, lookUpKeys: true, noteRows: true };
 /**
  * Segments a finer level asks of a side at most (each is a row here, and a group in the engine):
  * PostgreSQL's default hash memory (work_mem 4 MB × hash_mem_multiplier 2) holds about 40,000 of
@@ -93,6 +98,16 @@ interface Parents {
  * totals.method; // { name: 'checksum_bisection', passes: 3, segments: 41_210, rows: 18_432 }
  */
 export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery, folding: Folding, tuning: BisectionTuning = DEFAULT_TUNING): Promise<MergeTotals> {
+  const notes: Partial<Record<'a' | 'b', RowNotes>> = {};
+  try {
+    return await bisectNoting(engineA, engineB, query, folding, tuning, notes);
+  } finally {
+    for (const book of Object.values(notes)) book.close();
+  }
+}
+
+/** bisect, with `notes` of the sides whose rows are noted (closed by bisect). */
+async function bisectNoting(engineA: Engine, engineB: Engine, query: MergeQuery, folding: Folding, tuning: BisectionTuning, notes: Partial<Record<'a' | 'b', RowNotes>>): Promise<MergeTotals> {
   const { leafKeys, directRows } = tuning;
   const keys = mergedKeysOf(query, folding);
   // A partition key that is one constant on both sides comes back NULL from SQL: its totals are the constant's.
@@ -105,7 +120,14 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
   // The side whose rows are looked up, if any (its unique index vouches that a key is one row).
   let lookUp = tuning.lookUpKeys && engineA !== engineB ? (['a', 'b'] as const).find((which) => unique[which] && (which === 'a' ? engineA : engineB).kind === 'postgres') : undefined;
   let ungrouped = sides;
-  let level: SegmentLevel = { bits: firstBits, ungrouped };
+  // Rows are noted on a side summed row by row (one note a row) on an engine that numbers them.
+  if (tuning.noteRows && engineA !== engineB) {
+    for (const which of ungrouped) {
+      const book = await (which === 'a' ? engineA : engineB).rowNotes?.(query[which].table);
+      if (book) notes[which] = book;
+    }
+  }
+  let level: SegmentLevel = { bits: firstBits, ungrouped, notes };
   /** A side's first pass kept while the other's is taken again. */
   let kept: { which: 'a' | 'b'; segments: Segment[] } | undefined;
   /** The differing segments of the level before, which the current level splits. */
@@ -136,7 +158,9 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
     const repeating = parents ? undefined : ungrouped.find((which) => !unique[which] && repeatsKeys(which === 'a' ? segmentsA : segmentsB, which === 'a' ? segmentsB : segmentsA));
     if (repeating) {
       ungrouped = ungrouped.filter((which) => which !== repeating);
-      level = { bits: firstBits, ungrouped };
+      // Grouped, its rows are not noted one by one.
+      dropNotes(notes, repeating);
+      level = { bits: firstBits, ungrouped, notes };
       kept = repeating === 'a' ? { which: 'b', segments: segmentsB } : { which: 'a', segments: segmentsA };
       continue;
     }
@@ -170,11 +194,12 @@ export async function bisect(engineA: Engine, engineB: Engine, query: MergeQuery
       const largest = unguessed.reduce((most, segment) => Math.max(most, segment.keys), 0);
       if (level.bits >= MOST_BITS || largest <= 2 * leafKeys || rows <= Math.max(directRows, allKeys / 100)) {
         const read = guesses.size
-          ? await mergeGuessedRows(engineA, engineB, query, keys, { differing, guesses, listed, lookUp }, statements, constantPartition)
+          ? await mergeGuessedRows(engineA, engineB, query, keys, { differing, guesses, listed, lookUp, notes }, statements, constantPartition)
           : await mergeSegmentRows(engineA, engineB, query, keys, listed, statements, rows <= tuning.wholeRows || engineA === engineB);
         if (typeof read !== 'number') {
           method.rows += read.travelled;
           if (read.lookUp === false) lookUp = undefined;
+          if (read.notes === false) dropNotes(notes);
           for (const id of read.unfounded) guesses.delete(id);
           continue;
         }
@@ -240,6 +265,14 @@ function rowsToRead(differing: Differing[], guesses: Map<string, KeyGuess>): num
   if (!guesses.size) return all;
   const rows = differing.reduce((sum, segment) => sum + (guesses.has(idOf(segment)) ? Math.min(2, segment.rows) : 2 * segment.rows), 0);
   return Math.min(all, rows);
+}
+
+/** Closes and forgets a side's row notes (both sides' by default). */
+function dropNotes(notes: Partial<Record<'a' | 'b', RowNotes>>, ...sides: ('a' | 'b')[]): void {
+  for (const which of sides.length ? sides : (['a', 'b'] as const)) {
+    notes[which]?.close();
+    delete notes[which];
+  }
 }
 
 /** The larger side's rows by its statistics (estimatedRows), asked one side after the other; 0 where unknown. */

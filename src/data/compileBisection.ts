@@ -8,6 +8,7 @@
  */
 import { keyColumns, keyTexts, mergeKeyOrder, rowValue, sideValue, whereClause, type BoundParameters } from './compile.ts';
 import { quoteIdentifier, type Dialect } from './dialect.ts';
+import type { RowNotes } from './engines/engine.ts';
 import type { MergeQuery, MergeSide } from './query.ts';
 
 /**
@@ -28,6 +29,8 @@ export interface SegmentLevel {
   within?: SegmentList | undefined;
   /** The sides whose rows are checksummed ungrouped, each as a key of its own (their measures must be sums or counts). */
   ungrouped?: readonly ('a' | 'b')[] | undefined;
+  /** Sides (ungrouped) whose rows' hash bits are noted by row number as they are hashed (RowNotes). */
+  notes?: Partial<Record<'a' | 'b', RowNotes>> | undefined;
 }
 
 /**
@@ -54,7 +57,28 @@ function keyHash(parts: readonly string[], dialect: Dialect): string {
  * once, as `x`, beside `d`, the value as a double); narrowed before grouping to the keys of
  * `within`, so a finer level reads only the rows of the segments it splits.
  */
-function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, within: SegmentLevel['within'], perRow = false, listed?: readonly (readonly string[])[]): { sql: string; keys: string[] } {
+/** Which of a side's keys hashedKeys reads, and how. */
+interface KeyRowsOf {
+  /** Only keys in these segments. */
+  within?: SegmentList | undefined;
+  /** Rows one by one, ungrouped (compileSegments). */
+  perRow?: boolean | undefined;
+  /** Only the keys listed by their texts, in merge order (compileKeyRows). */
+  listed?: readonly (readonly string[])[] | undefined;
+  /** A side whose rows are numbered: read from `notes.source`; rows one by one noted as hashed, or only the rows `chosen`. */
+  numbered?: NumberedRows | undefined;
+}
+
+/** A side's row notes (RowNotes), and the condition taking the rows to read (none: every row, each noted as it is hashed). */
+export interface NumberedRows {
+  notes: RowNotes;
+  chosen?: string | undefined;
+}
+
+function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, of: KeyRowsOf = {}): { sql: string; keys: string[] } {
+  const { within, listed, numbered } = of;
+  const perRow = of.perRow ?? false;
+  const noting = numbered && !numbered.chosen && perRow;
   const side = query[which];
   const { ordered } = mergeKeyOrder(query);
   // Each use of a constant key binds its own marker: '?' markers are filled in text order.
@@ -62,7 +86,9 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
   const aliases = ordered.map((_, index) => `k${index}`);
   const select = texts().map((text, index) => `${text} AS ${aliases[index]}`);
   const where = whereClause(side.where, dialect, parameters);
-  const narrowed = within ? narrowing(within, partitioned(query) ? side.keys[query.partitionKey!] : undefined, texts, dialect, parameters) : '';
+  // Rows taken by their numbers are those of the segments asked for (and some more, dropped
+  // later): no hash is computed to narrow them.
+  const narrowed = numbered?.chosen || (within ? narrowing(within, partitioned(query) ? side.keys[query.partitionKey!] : undefined, texts, dialect, parameters) : '');
   const conditions = [where.replace(/^WHERE /, ''), narrowed, listed ? listedKeys(texts(), listed, parameters) : ''].filter(Boolean);
   // Grouped by the columns themselves, so an index in key order serves the grouping; their text
   // is the same per group (a column holding both 1 and '1' is SQLite's only exception).
@@ -71,11 +97,13 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
   // Rows one by one: each row's own value, no grouping.
   const grouping = perRow ? '' : columns.length ? ` GROUP BY ${columns.join(', ')}` : ' HAVING COUNT(*) > 0';
   const value = perRow ? rowValue(side.measure) : sideValue(side.measure);
-  const perKey = `SELECT ${[...select, `${value} AS v`].join(', ')} FROM ${dialect.table(side.table)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}${grouping}`;
+  const source = numbered ? numbered.notes.source : dialect.table(side.table);
+  const perKey = `SELECT ${[...select, `${value} AS v`, ...(noting ? [`${numbered.notes.row} AS r`] : [])].join(', ')} FROM ${source}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}${grouping}`;
   // One 64-bit hash and one conversion of the amount per key (the fence): the hash's halves are
   // two independent 32-bit hashes, so two key sets that differ look alike only if both collide,
   // odds of 1 in 2^64 per pair of keys.
-  const hashed = `SELECT ${[...aliases, 'v', `${dialect.double('v')} AS d`, `${keyHash(aliases, dialect)} AS x`].join(', ')} FROM (${perKey}) AS per_key${dialect.fence}`;
+  const hash = noting ? numbered.notes.noted('r', keyHash(aliases, dialect)) : keyHash(aliases, dialect);
+  const hashed = `SELECT ${[...aliases, 'v', `${dialect.double('v')} AS d`, `${hash} AS x`].join(', ')} FROM (${perKey}) AS per_key${dialect.fence}`;
   const derived = [`${dialect.wholeUnits('d', query.decimals)} AS c`, `x & ${UINT32_MASK} AS h`, `(x >> 32) & ${UINT32_MASK} AS h2`];
   return { sql: `SELECT ${[...aliases, 'v', ...derived].join(', ')} FROM (${hashed}) AS hashed_keys`, keys: aliases };
 }
@@ -147,7 +175,7 @@ const partitioned = (query: MergeQuery) => partitionAlias(query, ['k0']) !== 'NU
  * compileSegments(query, 'a', postgresDialect, parameters, { bits: 12 });
  */
 export function compileSegments(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, level: SegmentLevel): string {
-  const { sql, keys } = hashedKeys(query, which, dialect, parameters, level.within, level.ungrouped?.includes(which));
+  const { sql, keys } = hashedKeys(query, which, dialect, parameters, { within: level.within, perRow: level.ungrouped?.includes(which), numbered: level.notes?.[which] && { notes: level.notes[which] } });
   const partition = partitionAlias(query, keys);
   // Amount fingerprints, all below 2^31 in magnitude, so a segment's sums stay exact in a double:
   // the amount weighted by the key's hash, and the amount itself, each modulo a prime.
@@ -164,8 +192,8 @@ export function compileSegments(query: MergeQuery, which: 'a' | 'b', dialect: Di
  * @example
  * compileSegmentRows(query, 'b', duckdbDialect, parameters, { bits: 13, partitions: ['EUR', 'USD'], ids: [8_194, 40_961] });
  */
-export function compileSegmentRows(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, within: SegmentList, pick?: RowPick): string {
-  const { sql, keys } = hashedKeys(query, which, dialect, parameters, within);
+export function compileSegmentRows(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, within: SegmentList, pick?: RowPick, numbered?: NumberedRows): string {
+  const { sql, keys } = hashedKeys(query, which, dialect, parameters, { within, numbered });
   const order = keys.map((key) => dialect.binaryAscending(key)).join(', ');
   if (!pick) return `SELECT ${[...keys, 'v'].join(', ')} FROM (${sql}) AS hashed${order ? ` ORDER BY ${order}` : ''}`;
   // Picked keys bring their whole units and hash halves, to be checked against their segment's sums.
@@ -195,7 +223,7 @@ export function compileSegmentRows(query: MergeQuery, which: 'a' | 'b', dialect:
  */
 export function compileKeyRows(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, keys: readonly (readonly string[])[]): string {
   if (dialect.name !== 'postgres') throw new Error(`keys are looked up by their texts on PostgreSQL only, not ${dialect.name}`);
-  const { sql, keys: aliases } = hashedKeys(query, which, dialect, parameters, undefined, false, keys);
+  const { sql, keys: aliases } = hashedKeys(query, which, dialect, parameters, { listed: keys });
   const order = aliases.map((key) => dialect.binaryAscending(key)).join(', ');
   return `SELECT ${[...aliases, 'v', 'c', 'h', 'h2'].join(', ')} FROM (${sql}) AS hashed${order ? ` ORDER BY ${order}` : ''}`;
 }

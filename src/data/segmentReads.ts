@@ -4,8 +4,8 @@
  * from their segments' checksums (segmentRecovery.ts), merged as the row merge merges them.
  */
 import { BoundParameters, mergeKeyOrder } from './compile.ts';
-import { compileKeyRows, compileSegmentRows, type RowPick, type SegmentList } from './compileBisection.ts';
-import { text, type Engine } from './engines/engine.ts';
+import { compileKeyRows, compileSegmentRows, type NumberedRows, type RowPick, type SegmentList } from './compileBisection.ts';
+import { text, type Engine, type RowNotes } from './engines/engine.ts';
 import { ChunkCursor, mergeSorted, type MergedKeys } from './merges.ts';
 import type { MergeQuery } from './query.ts';
 import { explains, guessKey, type CheckedRow, type KeyGuess, type SegmentSums } from './segmentRecovery.ts';
@@ -67,6 +67,8 @@ export interface GuessedRead {
    * other side's read brings (compileKeyRows), one index lookup a key, instead of hashing every row.
    */
   lookUp?: 'a' | 'b' | undefined;
+  /** Sides whose rows' hash bits were noted in the first pass: their rows are taken by number. */
+  notes?: Partial<Record<'a' | 'b', RowNotes>> | undefined;
 }
 
 /**
@@ -77,6 +79,8 @@ export interface ReadAgain {
   unfounded: string[];
   travelled: number;
   lookUp?: false;
+  /** The rows taken by number did not make up their segments (repeated keys, or a file changed): read by hashing. */
+  notes?: false;
 }
 
 /**
@@ -117,11 +121,28 @@ export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: 
     });
     return { kept, found, travelled: rows.length };
   };
-  const readPicked = async (engine: Engine, which: 'a' | 'b') => {
+  const readRows = async (engine: Engine, which: 'a' | 'b', rowPick: RowPick, numbered?: NumberedRows) => {
     const parameters = new BoundParameters(engine.dialect);
-    const sql = compileSegmentRows(query, which, engine.dialect, parameters, listed, pick);
+    const sql = compileSegmentRows(query, which, engine.dialect, parameters, listed, rowPick, numbered);
     statements.push(shown(sql));
-    return picked(await engine.all(sql, parameters.values));
+    return engine.all(sql, parameters.values);
+  };
+  const readPicked = async (engine: Engine, which: 'a' | 'b') => {
+    const book = read.notes?.[which];
+    if (!book) return picked(await readRows(engine, which, pick));
+    // By number: the rows noted with a guessed hash's low bits or an unguessed segment's, then,
+    // for guesses on both sides none of whose hashes came, their segments' rows too (no window).
+    const wanted = new Uint8Array(2 ** 16);
+    for (const hash of candidates) wanted[hash % 2 ** 16] = 1;
+    const mark = (ids: Set<string>) => differing.filter((segment) => ids.has(idOf(segment))).forEach((segment) => markSegment(wanted, segment.segment, listed.bits));
+    mark(unguessed);
+    const first = await readRows(engine, which, { ...pick, unlessFound: [] }, { notes: book, chosen: book.choose(wanted) });
+    const { found } = picked(first);
+    const missing = new Set([...guesses].filter(([id, guess]) => guess.holder === 'both' && !found.has(id)).map(([id]) => id));
+    if (missing.size === 0) return picked(first);
+    mark(missing);
+    const again = picked(await readRows(engine, which, { hashes: pick.hashes, segments: numbers((id) => unguessed.has(id) || missing.has(id)), unlessFound: [] }, { notes: book, chosen: book.choose(wanted) }));
+    return { ...again, travelled: again.travelled + first.length };
   };
   const lookUp = read.lookUp && canLookUp(read.lookUp, differing, guesses) ? read.lookUp : undefined;
   // Looking a side up: the other side read first, then its keys asked for.
@@ -155,11 +176,16 @@ export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: 
     if (holds && explains(segments.get(id)!.a, segments.get(id)!.b, inA?.map((row) => row.checked) ?? [], inB?.map((row) => row.checked) ?? [])) keyed.push(id);
     else unfounded.push(id);
   }
-  // A looked-up side's rows of a segment read whole are the other side's keys it holds: they are
-  // all of its segment only if they make up its checksums (else it is read again, by scanning).
-  const rowsOf = lookUp && groupById((lookUp === 'a' ? rowsA : rowsB).kept.filter((row) => whole.has(row.id)));
-  const complete = !lookUp || [...whole].every((id) => explains(segments.get(id)![lookUp], undefined, rowsOf!.get(id)?.map((row) => row.checked) ?? [], []));
-  if (unfounded.length || !complete) return { unfounded, travelled, ...(complete ? {} : { lookUp: false as const }) };
+  // A segment read whole on a looked-up side is the other side's keys it holds, on a side taken by
+  // number the rows noted in its segment: all of it only if they make up its checksums (else
+  // that side is read again, by scanning).
+  const wholeOn = (which: 'a' | 'b') => {
+    const rowsOf = groupById((which === 'a' ? rowsA : rowsB).kept.filter((row) => whole.has(row.id)));
+    return [...whole].every((id) => explains(segments.get(id)![which], undefined, rowsOf.get(id)?.map((row) => row.checked) ?? [], []));
+  };
+  const looked = !lookUp || wholeOn(lookUp);
+  const numbered = (['a', 'b'] as const).every((which) => !read.notes?.[which] || which === lookUp || wholeOn(which));
+  if (unfounded.length || !looked || !numbered) return { unfounded, travelled, ...(looked ? {} : { lookUp: false as const }), ...(numbered ? {} : { notes: false as const }) };
   // A guessed segment's totals are its checksums' (no difference of doubles to round); its other
   // keys are counted here, the guessed one as it is merged.
   for (const id of keyed) {
@@ -171,6 +197,12 @@ export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: 
   const cursor = (rows: Picked) => new ChunkCursor((async function* () { yield rows.kept.map((row) => row.row); })());
   await mergeSorted(cursor(rowsA), cursor(rowsB), query, keys, () => (engineA.interrupt(), engineB.interrupt()), (row) => counted.has(row));
   return travelled;
+}
+
+/** Flags in `wanted` the 16-bit values whose low `bits` are `segment` (all of them at 16 bits or more). */
+function markSegment(wanted: Uint8Array, segment: number, bits: number): void {
+  if (bits >= 16) wanted[segment % 2 ** 16] = 1;
+  else for (let value = segment; value < wanted.length; value += 2 ** bits) wanted[value] = 1;
 }
 
 /**

@@ -8,7 +8,9 @@
  *
  * The datasets come from fast-check with a fixed seed; FC_SEED=<n> tries others.
  */
+import { copyFileSync } from 'node:fs';
 import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +19,7 @@ import { Connections } from '../../src/data/connections.ts';
 import { runQuery } from '../../src/data/execute.ts';
 import { mergeAcrossEngines, mergeOnEngine } from '../../src/data/merges.ts';
 import type { MergeQuery } from '../../src/data/query.ts';
-import type { MergeTotals } from '../../src/data/engines/engine.ts';
+import type { Engine, MergeTotals } from '../../src/data/engines/engine.ts';
 import { Folding, loadReducer } from '../../src/data/reducer.ts';
 import { loadData } from '../../src/data/load/index.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
@@ -246,7 +248,7 @@ const unordered = (result: Awaited<ReturnType<typeof outcome>>) => ({
 });
 
 // Streams the rows of differing segments (wholeRows 0), where the service's tuning reads these few whole.
-const deep: BisectionTuning = { firstBits: 1, leafKeys: 1, directRows: 0, handOver: false, wholeRows: 0, ungrouped: 'none', guessKeys: false, lookUpKeys: true };
+const deep: BisectionTuning = { firstBits: 1, leafKeys: 1, directRows: 0, handOver: false, wholeRows: 0, ungrouped: 'none', guessKeys: false, lookUpKeys: true, noteRows: true };
 // One side checksums its rows ungrouped (the service does so on PostgreSQL): every dialect writes it.
 const rowsOfA: BisectionTuning = { ...deep, ungrouped: 'a' };
 const rowsOfB: BisectionTuning = { ...deep, ungrouped: 'b' };
@@ -381,6 +383,9 @@ describe.each(pairs)('keys looked up through a unique index on PostgreSQL, a on 
         // The pass, then a's rows read and b's looked up by their keys: no statement hashes b's every row again.
         expect(statements.filter((sql) => sql.includes('unnest(')).length > 0, `first bits ${firstBits}`).toBe(looksUp);
         if (looksUp) expect(statements.filter((sql) => / FROM "?keyed_b"? /.test(sql) && !sql.includes('unnest(') && !sql.includes(' AS key_sum')), `first bits ${firstBits}`).toEqual([]);
+        // A Parquet file's rows noted in the first pass: a's rows are taken by number, never hashed again.
+        const readsOfA = statements.filter((sql) => sql.includes('keyed_a') && !sql.includes(' AS key_sum'));
+        if (first === 'parquet' && looksUp) expect(readsOfA.length > 0 && readsOfA.every((sql) => sql.includes('row_chosen(')), `first bits ${firstBits}: ${readsOfA.join('\n')}`).toBe(true);
         const unlooked = await outcome((folding) => bisect(one, two, query, folding, { ...DEFAULT_TUNING, firstBits, handOver: false, lookUpKeys: false }), query);
         expect(unlooked, `first bits ${firstBits}, no lookup`).toEqual(expected);
       }
@@ -417,6 +422,49 @@ describe.each(pairs)('keys looked up through a unique index on PostgreSQL, a on 
       expect(totals!.sql.includes('unnest(')).toBe(false);
       expect(totals!.method).toMatchObject({ passes: 1, rows: 1 });
     });
+  });
+});
+
+describe('rows of a Parquet file noted in the first pass', () => {
+  it('are read again by hashing when the file is rewritten in another order before the read', async () => {
+    const directory = temporaryDirectory();
+    const [file, reordered] = [path.join(directory, 'keyed_a.parquet'), path.join(directory, 'reordered.parquet')];
+    copyFileSync(fixture.specs.parquet.files!.keyed_a!, file);
+    const instance = await DuckDBInstance.create(':memory:');
+    const writer = await instance.connect();
+    await writer.run(`COPY (SELECT * FROM read_parquet('${file}') ORDER BY doc DESC, line DESC, cur DESC) TO '${reordered}' (FORMAT parquet)`);
+    writer.closeSync();
+    instance.closeSync();
+    const connections = new Connections([{ name: 'one', url: 'duckdb:', files: { keyed_a: file } }, { ...fixture.specs.postgres, name: 'two' }], { statementTimeoutMs: 30_000 });
+    try {
+      const parquet = await connections.engine('one');
+      const postgres = await connections.engine('two');
+      const query = tablesMerge('keyed_a', 'keyed_b');
+      const expected = await outcome((folding) => mergeAcrossEngines(parquet, postgres, query, folding), query);
+      // The same rows in another order once the first pass has noted them: the row numbers noted now number other rows.
+      let rewritten = false;
+      const rewriting: Engine = {
+        ...parquet,
+        all: async (sql, params) => {
+          const rows = await parquet.all(sql, params);
+          if (!rewritten && sql.includes(' AS key_sum')) {
+            copyFileSync(reordered, file);
+            rewritten = true;
+          }
+          return rows;
+        },
+      };
+      let totals: MergeTotals | undefined;
+      const bisected = await outcome(async (folding) => (totals = await bisect(rewriting, postgres, query, folding, { ...DEFAULT_TUNING, firstBits: 5, handOver: false })), query);
+      expect(bisected).toEqual(expected);
+      // Taken by number, a's rows do not make up their segments' checksums: a is read again by hashing every row.
+      const readsOfA = totals!.sql.split('\n').filter((sql) => sql.includes('keyed_a') && !sql.includes(' AS key_sum'));
+      const byNumber = readsOfA.map((sql) => sql.includes('row_chosen('));
+      expect(byNumber[0]).toBe(true);
+      expect(byNumber.at(-1)).toBe(false);
+    } finally {
+      await connections.close();
+    }
   });
 });
 

@@ -5,12 +5,12 @@
  * interrupts the connection, which stops the statement and keeps the connection usable.
  */
 import { DuckDBInstance, DuckDBScalarFunction, BIGINT, VARCHAR, type DuckDBConnection, type DuckDBValue, type DuckDBVector } from '@duckdb/node-api';
-import { endianness } from 'node:os';
 import { KeyBytes } from '../keyHash.ts';
 import { duckdbDialect } from '../dialect.ts';
 import { withComputedColumns, type ComputedColumns } from '../periodColumns.ts';
 import type { Value } from '../query.ts';
-import { chunksOf, entriesOf } from './duckdbRows.ts';
+import { chunksOf, entriesOf, wordsOf } from './duckdbRows.ts';
+import { RowNotebooks } from './duckdbRowNotes.ts';
 import { spillFolder } from './duckdbSpill.ts';
 import { DEFAULT_DUCKDB_MEMORY_LIMIT } from '../../shared/memorySize.ts';
 import { plainValue, type Engine } from './engine.ts';
@@ -37,6 +37,7 @@ export async function openDuckdb(options: DuckdbOptions): Promise<Engine> {
   const spill = spillFolder();
   let instance: DuckDBInstance | undefined;
   let connection: DuckDBConnection | undefined;
+  let notebooks: RowNotebooks | undefined;
   try {
     // DuckDB takes most of the machine's memory by default; a bounded share keeps a query worker
     // a good neighbour (larger aggregations spill to the folder instead).
@@ -62,6 +63,7 @@ export async function openDuckdb(options: DuckdbOptions): Promise<Engine> {
     if (folders.length) await connection.run(`SET allowed_directories = ${list(folders)}`);
     await connection.run('SET enable_external_access = false');
     registerKeyHash(connection);
+    notebooks = new RowNotebooks(connection);
     await connection.run('SET lock_configuration = true');
   } catch (error) {
     connection?.closeSync();
@@ -80,6 +82,15 @@ export async function openDuckdb(options: DuckdbOptions): Promise<Engine> {
     columns: async (table) => {
       const found = (await rows('SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position', [table])).map((row) => String(row[0]));
       return found.length > 0 ? found : undefined;
+    },
+    // A single Parquet file's rows are numbered (file_row_number); a glob's restart with each
+    // file, a CSV has no numbers, a table with computed columns is read through a derived table.
+    rowNotes: async (table) => {
+      const path = options.files[table];
+      if (!path || /[*?[]/.test(path) || /\.csv(\.gz)?$/i.test(path) || options.computed?.[table]) return undefined;
+      const columns = await rows('SELECT column_name FROM information_schema.columns WHERE table_name = ?', [table]);
+      if (columns.some((row) => String(row[0]).toLowerCase() === 'file_row_number')) return undefined;
+      return notebooks!.open(`read_parquet('${path.replaceAll("'", "''")}', file_row_number = true)`);
     },
     interrupt: () => session.interrupt(),
     close: async () => {
@@ -133,15 +144,3 @@ function registerKeyHash(connection: DuckDBConnection): void {
   );
 }
 
-const LITTLE_ENDIAN = endianness() === 'LE';
-
-/**
- * A BIGINT vector's memory as 32-bit words (two per item, low word first), when the vector
- * exposes it, every item is valid (no validity mask to set) and the machine is little-endian;
- * otherwise undefined, and items are set one by one.
- */
-function wordsOf(vector: DuckDBVector<bigint>): Int32Array | undefined {
-  const { items, validity } = vector as unknown as { items?: unknown; validity?: { data?: unknown } };
-  if (!(items instanceof BigInt64Array) || validity?.data != null || !LITTLE_ENDIAN) return undefined;
-  return new Int32Array(items.buffer, items.byteOffset, items.length * 2);
-}

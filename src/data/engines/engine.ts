@@ -46,6 +46,11 @@ export interface Engine {
    * on two cores (PostgreSQL): a merge then computes its totals and its differing keys side by side.
    */
   sibling?(): Promise<Engine>;
+  /**
+   * For checksum bisection: a table whose rows have numbers the engine can note each row's hash
+   * bits by (RowNotes), so a later read finds rows by number; undefined when it has none.
+   */
+  rowNotes?(table: string): Promise<RowNotes | undefined>;
   /** Column names of a table or view; undefined when there is none. */
   columns(table: string): Promise<string[] | undefined>;
   /** Whether the connection broke (a server restart): the next query opens a new one. */
@@ -53,6 +58,20 @@ export interface Engine {
   /** Stops the running statement, if any (best effort: the pool kills the worker when it must). */
   interrupt(): void;
   close(): Promise<void>;
+}
+
+/**
+ * One comparison's notes of a table's rows (duckdbRowNotes.ts): `source` reads the table with each
+ * row's number as `row`; `noted(row, hash)` is the hash, noting its low 16 bits at the row's number;
+ * `choose(wanted)` a condition taking the rows noted with bits among `wanted` (a flag per 16-bit
+ * value), for the next statement.
+ */
+export interface RowNotes {
+  source: string;
+  row: string;
+  noted(row: string, hash: string): string;
+  choose(wanted: Uint8Array): string;
+  close(): void;
 }
 
 /** A driver's value as a plain JSON value: bigints and decimal objects become numbers. */
