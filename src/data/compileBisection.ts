@@ -51,15 +51,9 @@ function keyHash(parts: readonly string[], dialect: Dialect): string {
   return dialect.keyHash(parts.map((part) => `COALESCE(${part}, ${dialect.character(NULL_MARK)})`));
 }
 
-/**
- * The per-key rows of one side, keys as text in merge order (aliases k0…), `v` the side's value,
- * `c` its whole units, `h` and `h2` the low and high halves of the key's 64-bit hash (computed
- * once, as `x`, beside `d`, the value as a double); narrowed before grouping to the keys of
- * `within`, so a finer level reads only the rows of the segments it splits.
- */
 /** Which of a side's keys hashedKeys reads, and how. */
 interface KeyRowsOf {
-  /** Only keys in these segments. */
+  /** Only keys in these segments (by their hash; unless `numbered.chosen` takes rows instead). */
   within?: SegmentList | undefined;
   /** Rows one by one, ungrouped (compileSegments). */
   perRow?: boolean | undefined;
@@ -75,6 +69,14 @@ export interface NumberedRows {
   chosen?: string | undefined;
 }
 
+/**
+ * The per-key rows of one side, keys as text in merge order (aliases k0…), `v` the side's value,
+ * `c` its whole units, `h` and `h2` the low and high halves of the key's 64-bit hash (computed
+ * once, as `x`, beside `d`, the value as a double); narrowed before grouping to the keys of
+ * `of.within` (by their hash), to the rows `of.numbered.chosen` (a superset of those segments'
+ * rows: the caller's pick drops the others), or to the keys `of.listed`; with `of.numbered` and no
+ * choice, each row's hash bits noted by its number as it is hashed.
+ */
 function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, parameters: BoundParameters, of: KeyRowsOf = {}): { sql: string; keys: string[] } {
   const { within, listed, numbered } = of;
   const perRow = of.perRow ?? false;
@@ -110,8 +112,10 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
 
 /**
  * The rows of the keys listed by their texts (each a text per key in merge order), as PostgreSQL
- * finds them: one text array a key part, unnested. A key part that is a text column is compared
- * as itself, so an index on it finds the rows (a unique index over the keys: a lookup per key).
+ * finds them: one text array a key part, unnested. A key part that is a text or varchar column is
+ * compared as itself, so an index leading with such columns finds the rows (a unique index over
+ * the keys: a lookup per key); other types are compared by their text, after the index's lookup
+ * or, when its leading column is one of them, over every row (still no hash computed).
  */
 function listedKeys(texts: string[], keys: readonly (readonly string[])[], parameters: BoundParameters): string {
   const arrays = texts.map((_, part) => `CAST(${parameters.bind(arrayLiteral(keys.map((key) => key[part]!)))} AS TEXT[])`);

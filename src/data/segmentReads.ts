@@ -4,7 +4,8 @@
  * from their segments' checksums (segmentRecovery.ts), merged as the row merge merges them.
  */
 import { BoundParameters, mergeKeyOrder } from './compile.ts';
-import { compileKeyRows, compileSegmentRows, type NumberedRows, type RowPick, type SegmentList } from './compileBisection.ts';
+import { compileSegmentRows, type NumberedRows, type RowPick, type SegmentList } from './compileBisection.ts';
+import { canLookUp, lookUpRows, markSegment } from './segmentRowSources.ts';
 import { text, type Engine, type RowNotes } from './engines/engine.ts';
 import { ChunkCursor, mergeSorted, type MergedKeys } from './merges.ts';
 import type { MergeQuery } from './query.ts';
@@ -73,7 +74,9 @@ export interface GuessedRead {
 
 /**
  * Nothing merged: the guesses that failed and the rows that came; `lookUp: false` when a side's
- * looked-up rows did not make up its whole segments (it holds keys the other lacks): read it too.
+ * looked-up rows did not make up its whole segments (it holds keys the other lacks) or a key's
+ * text was refused, `notes: false` when rows taken by number did not make up theirs: those
+ * sides are read by hashing from then on.
  */
 export interface ReadAgain {
   unfounded: string[];
@@ -86,10 +89,11 @@ export interface ReadAgain {
 /**
  * Reads both sides' rows of the guessed keys (or, where a key guessed on both sides is on neither,
  * its segment's every row) and of the other differing segments: at once, or with `lookUp` one side
- * after the other, the looked-up side's by the keys the other's brought. Merges them when each
- * guessed key found accounts for its segment's difference (the rest of the segment agrees, and is
- * counted like an agreeing segment) and each segment read whole is whole on a looked-up side too
- * (its checksums are its rows'); returns the rows that came; else, with nothing merged, ReadAgain.
+ * after the other, the looked-up side's by the keys the other's brought; a side with `notes` by
+ * row number. Merges them when each guessed key found accounts for its segment's difference (the
+ * rest of the segment agrees, and is counted like an agreeing segment) and each segment read whole
+ * is whole on a looked-up or numbered side too (its checksums are its rows'); returns the rows
+ * that came; else, with nothing merged, ReadAgain.
  * @example
  * const read = await mergeGuessedRows(postgres, duckdb, query, keys, { differing, guesses, listed }, statements, undefined);
  * if (typeof read !== 'number') for (const id of read.unfounded) guesses.delete(id); // and read again
@@ -104,9 +108,10 @@ export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: 
   const { ordered, constants } = mergeKeyOrder(query);
   const partitionOf = query.partitionKey === undefined || constants.has(query.partitionKey) ? () => null : (row: unknown[]) => text(row[0]);
   const [at, mask] = [ordered.length, 2 ** listed.bits];
-  // The statement keeps the keys with a guessed hash in any listed segment (`found`, as its window
-  // says), every key of an unguessed segment, and of a segment guessed to hold a key on both sides
-  // and found to hold none, every key. Of these, only the keys asked for stay.
+  // A read brings the keys with a guessed hash in any listed segment, every key of an unguessed
+  // segment, and of a segment guessed to hold a key on both sides and found to hold none, every key
+  // (by the statement's window, or a second read by number; a lookup brings the keys asked for).
+  // `found`: the guessed segments where a guessed hash came. Of these rows, only the keys asked for stay.
   const picked = (rows: unknown[][]) => {
     const checkedRows = rows.map((row) => {
       const checked: CheckedRow = { hash: Number(row[at + 2]), otherHash: Number(row[at + 3]), units: wholeUnits(row[at + 1]) };
@@ -146,15 +151,20 @@ export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: 
   };
   const lookUp = read.lookUp && canLookUp(read.lookUp, differing, guesses) ? read.lookUp : undefined;
   // Looking a side up: the other side read first, then its keys asked for.
-  const readThenLookUp = async (side: 'a' | 'b'): Promise<[Picked, Picked]> => {
+  const readThenLookUp = async (side: 'a' | 'b'): Promise<[Picked, Picked] | { travelled: number }> => {
     const other = side === 'a' ? 'b' : 'a';
     const engines = { a: engineA, b: engineB };
     const read = await readPicked(engines[other], other);
-    const looked = picked(await lookUpRows(engines[side], side, query, read.kept.map(({ row }) => row.slice(0, at)), statements));
+    const keyRows = await lookUpRows(engines[side], side, query, read.kept.map(({ row }) => row.slice(0, at)), statements);
+    if (!keyRows) return { travelled: read.travelled };
+    const looked = picked(keyRows);
     return side === 'a' ? [looked, read] : [read, looked];
   };
   type Picked = ReturnType<typeof picked>;
-  const [rowsA, rowsB] = lookUp ? await readThenLookUp(lookUp) : await onBoth(engineA, engineB, readPicked);
+  const sides = lookUp ? await readThenLookUp(lookUp) : await onBoth(engineA, engineB, readPicked);
+  // Keys the looked-up side refused as text: nothing merged, both sides read by hashing.
+  if (!Array.isArray(sides)) return { unfounded: [], travelled: sides.travelled, lookUp: false };
+  const [rowsA, rowsB] = sides;
   const travelled = rowsA.travelled + rowsB.travelled;
   // A guessed segment's rows kept where a guessed hash was found: those with its own guess's hashes.
   const guessedIn = (side: Picked) => groupById(side.kept.filter((row) => guesses.has(row.id) && side.found.has(row.id)));
@@ -183,8 +193,9 @@ export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: 
     const rowsOf = groupById((which === 'a' ? rowsA : rowsB).kept.filter((row) => whole.has(row.id)));
     return [...whole].every((id) => explains(segments.get(id)![which], undefined, rowsOf.get(id)?.map((row) => row.checked) ?? [], []));
   };
-  const looked = !lookUp || wholeOn(lookUp);
   const numbered = (['a', 'b'] as const).every((which) => !read.notes?.[which] || which === lookUp || wholeOn(which));
+  // Rows taken by number that miss some of a segment's keys leave those keys unasked on a looked-up side: the notes are to blame.
+  const looked = !lookUp || !numbered || wholeOn(lookUp);
   if (unfounded.length || !looked || !numbered) return { unfounded, travelled, ...(looked ? {} : { lookUp: false as const }), ...(numbered ? {} : { notes: false as const }) };
   // A guessed segment's totals are its checksums' (no difference of doubles to round); its other
   // keys are counted here, the guessed one as it is merged.
@@ -197,38 +208,6 @@ export async function mergeGuessedRows(engineA: Engine, engineB: Engine, query: 
   const cursor = (rows: Picked) => new ChunkCursor((async function* () { yield rows.kept.map((row) => row.row); })());
   await mergeSorted(cursor(rowsA), cursor(rowsB), query, keys, () => (engineA.interrupt(), engineB.interrupt()), (row) => counted.has(row));
   return travelled;
-}
-
-/** Flags in `wanted` the 16-bit values whose low `bits` are `segment` (all of them at 16 bits or more). */
-function markSegment(wanted: Uint8Array, segment: number, bits: number): void {
-  if (bits >= 16) wanted[segment % 2 ** 16] = 1;
-  else for (let value = segment; value < wanted.length; value += 2 ** bits) wanted[value] = 1;
-}
-
-/**
- * Whether `side`'s rows can be looked up by the other side's keys: no key guessed to be on it
- * alone, and no segment read whole holding more keys there than on the other (those keys would
- * never be asked for).
- */
-function canLookUp(side: 'a' | 'b', differing: Differing[], guesses: Map<string, KeyGuess>): boolean {
-  const other = side === 'a' ? 'b' : 'a';
-  return differing.every((segment) => {
-    const guess = guesses.get(idOf(segment));
-    return guess ? guess.holder !== side : (segment[side]?.keys ?? 0) <= (segment[other]?.keys ?? 0);
-  });
-}
-
-/**
- * A side's per-key rows of the given keys (their texts in merge order), as compileKeyRows reads
- * them; keys with a NULL part are left out (a unique index's columns are NOT NULL).
- */
-async function lookUpRows(engine: Engine, which: 'a' | 'b', query: MergeQuery, keyRows: unknown[][], statements: string[]): Promise<unknown[][]> {
-  const texts = keyRows.filter((key) => key.every((part) => part !== null && part !== undefined)).map((key) => key.map(String));
-  if (texts.length === 0) return [];
-  const parameters = new BoundParameters(engine.dialect);
-  const sql = compileKeyRows(query, which, engine.dialect, parameters, texts);
-  statements.push(sql);
-  return engine.all(sql, parameters.values);
 }
 
 /** Rows grouped by their segment's id. */

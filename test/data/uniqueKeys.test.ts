@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connections } from '../../src/data/connections.ts';
 import type { MergeSide } from '../../src/data/query.ts';
 import { estimatedRows, keysAreUnique, keysGroupAsText } from '../../src/data/uniqueKeys.ts';
-import { firstBitsFor } from '../../src/data/bisection.ts';
+import { firstBitsFor } from '../../src/data/bisectionTuning.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { engineFixture, type EngineFixture } from '../support/engineFixture.ts';
 import { withPostgres } from '../support/postgresClient.ts';
