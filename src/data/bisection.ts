@@ -16,7 +16,7 @@ import { estimatedRows, keysAreUnique, keysGroupAsText } from './uniqueKeys.ts';
 import { mergeAcrossEngines, mergedKeysOf, type MergedKeys } from './merges.ts';
 import type { MergeQuery } from './query.ts';
 import type { Folding } from './reducer.ts';
-import { DEFAULT_TUNING, firstBitsFor, type BisectionTuning } from './bisectionTuning.ts';
+import { DEFAULT_TUNING, firstBitsFor, notesPay, type BisectionTuning } from './bisectionTuning.ts';
 
 /**
  * Segments a finer level asks of a side at most (each is a row here, and a group in the engine):
@@ -57,12 +57,13 @@ async function bisectNoting(engineA: Engine, engineB: Engine, query: MergeQuery,
   const method = { name: 'checksum_bisection' as const, passes: 0, segments: 0, rows: 0 };
   const both = <T>(run: (engine: Engine, which: 'a' | 'b') => Promise<T>) => onBoth(engineA, engineB, run);
   const { unique, sides } = await ungroupedSides(engineA, engineB, query, tuning);
-  const firstBits = tuning.firstBits === 'auto' ? firstBitsFor(await largerSide(engineA, engineB, query)) : tuning.firstBits;
+  const larger = tuning.firstBits === 'auto' || tuning.noteRows === 'auto' ? await largerSide(engineA, engineB, query) : 0;
+  const firstBits = tuning.firstBits === 'auto' ? firstBitsFor(larger) : tuning.firstBits;
   // The side whose rows are looked up, if any (its unique index vouches that a key is one row).
   let lookUp = tuning.lookUpKeys && engineA !== engineB ? (['a', 'b'] as const).find((which) => unique[which] && (which === 'a' ? engineA : engineB).kind === 'postgres') : undefined;
   let ungrouped = sides;
   // Rows are noted on a side summed row by row (one note a row) on an engine that numbers them.
-  if (tuning.noteRows && tuning.guessKeys && engineA !== engineB) {
+  if ((tuning.noteRows === 'auto' ? notesPay(larger) : tuning.noteRows) && tuning.guessKeys && engineA !== engineB) {
     for (const which of ungrouped) {
       const book = await (which === 'a' ? engineA : engineB).rowNotes?.(query[which].table);
       if (book) notes[which] = book;

@@ -378,7 +378,7 @@ describe.each(pairs)('keys looked up through a unique index on PostgreSQL, a on 
       expect(unordered(expected).folded).toHaveLength(29);
       for (const firstBits of [3, 5, 7]) {
         let totals: MergeTotals | undefined;
-        const bisected = await outcome(async (folding) => (totals = await bisect(one, two, query, folding, { ...DEFAULT_TUNING, firstBits, handOver: false })), query);
+        const bisected = await outcome(async (folding) => (totals = await bisect(one, two, query, folding, { ...DEFAULT_TUNING, noteRows: true, firstBits, handOver: false })), query);
         expect(bisected, `first bits ${firstBits}`).toEqual(expected);
         const statements = totals!.sql.split('\n');
         // The pass, then a's rows read and b's looked up by their keys: no statement hashes b's every row again.
@@ -389,6 +389,10 @@ describe.each(pairs)('keys looked up through a unique index on PostgreSQL, a on 
         if (first === 'parquet' && looksUp) expect(readsOfA.length > 0 && readsOfA.every((sql) => sql.includes('row_chosen(')), `first bits ${firstBits}: ${readsOfA.join('\n')}`).toBe(true);
         const unlooked = await outcome((folding) => bisect(one, two, query, folding, { ...DEFAULT_TUNING, firstBits, handOver: false, lookUpKeys: false }), query);
         expect(unlooked, `first bits ${firstBits}, no lookup`).toEqual(expected);
+        // The service's tuning notes rows only where the tables are large (notesPay): not these 3,000.
+        let service: MergeTotals | undefined;
+        expect(await outcome(async (folding) => (service = await bisect(one, two, query, folding, { ...DEFAULT_TUNING, firstBits, handOver: false })), query), `first bits ${firstBits}, service tuning`).toEqual(expected);
+        expect(service!.sql, `first bits ${firstBits}, service tuning`).not.toContain('note_row(');
       }
     });
   });
@@ -401,7 +405,7 @@ describe.each(pairs)('keys looked up through a unique index on PostgreSQL, a on 
       const expected = await outcome((folding) => mergeAcrossEngines(one, two, query, folding), query);
       expect(unordered(expected).folded).toHaveLength(31);
       let totals: MergeTotals | undefined;
-      const bisected = await outcome(async (folding) => (totals = await bisect(one, two, query, folding, { ...DEFAULT_TUNING, firstBits: 3, handOver: false })), query);
+      const bisected = await outcome(async (folding) => (totals = await bisect(one, two, query, folding, { ...DEFAULT_TUNING, noteRows: true, firstBits: 3, handOver: false })), query);
       expect(bisected).toEqual(expected);
       // b's segment holding the other swapped key: its lookup falls short of its checksums, so
       // the read is taken again from both tables.
@@ -417,7 +421,7 @@ describe.each(pairs)('keys looked up through a unique index on PostgreSQL, a on 
       const expected = await outcome((folding) => mergeAcrossEngines(one, two, query, folding), query);
       expect(unordered(expected).folded).toEqual([JSON.stringify(['X1', '1', 'EUR'])]);
       let totals: MergeTotals | undefined;
-      const bisected = await outcome(async (folding) => (totals = await bisect(one, two, query, folding, { ...DEFAULT_TUNING, handOver: false })), query);
+      const bisected = await outcome(async (folding) => (totals = await bisect(one, two, query, folding, { ...DEFAULT_TUNING, noteRows: true, handOver: false })), query);
       expect(bisected).toEqual(expected);
       // Its rows are b's alone: b reads its table again (a lookup by a's keys would never ask for it).
       expect(totals!.sql.includes('unnest(')).toBe(false);
@@ -442,7 +446,7 @@ describe('a Parquet file against PostgreSQL with a unique index', () => {
       const expected = await outcome((folding) => mergeAcrossEngines(parquet, postgres, query, folding), query);
       expect(unordered(expected).folded).toContain(JSON.stringify(['N\u0000UL', '1', 'EUR']));
       let totals: MergeTotals | undefined;
-      const bisected = await outcome(async (folding) => (totals = await bisect(parquet, postgres, query, folding, { ...DEFAULT_TUNING, handOver: false })), query);
+      const bisected = await outcome(async (folding) => (totals = await bisect(parquet, postgres, query, folding, { ...DEFAULT_TUNING, noteRows: true, handOver: false })), query);
       expect(bisected).toEqual(expected);
       // The other keys looked up, that one left out: PostgreSQL's table is never hashed again.
       const readsOfB = totals!.sql.split('\n').filter((sql) => / FROM "?keyed_b"? /.test(sql) && !sql.includes(' AS key_sum'));
@@ -452,6 +456,40 @@ describe('a Parquet file against PostgreSQL with a unique index', () => {
     }
   });
 
+
+  it('reads both sides by hashing when PostgreSQL refuses a key’s text (a character its encoding lacks)', async () => {
+    const { adminUrl } = await postgresUrls();
+    const name = `latin_${Math.random().toString(36).slice(2, 10)}`;
+    await withPostgres(adminUrl, (client) => client.query(`CREATE DATABASE ${name} ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`));
+    const url = adminUrl.replace(/\/[^/?]+(\?|$)/, `/${name}$1`);
+    const directory = temporaryDirectory();
+    const file = path.join(directory, 'greek_a.parquet');
+    const instance = await DuckDBInstance.create(':memory:');
+    const writer = await instance.connect();
+    await writer.run(`COPY (SELECT * FROM read_parquet('${fixture.specs.parquet.files!.keyed_a!}') UNION ALL SELECT 'Ω1', 1, 'EUR', 12.5) TO '${file}' (FORMAT parquet)`);
+    writer.closeSync();
+    instance.closeSync();
+    try {
+      await loadData({ from: fixtureFile, to: url, tables: ['keyed_b'] });
+      const connections = new Connections([{ name: 'one', url: 'duckdb:', files: { greek_a: file } }, { name: 'two', url }], { statementTimeoutMs: 30_000 });
+      try {
+        const [parquet, postgres] = [await connections.engine('one'), await connections.engine('two')];
+        const query = tablesMerge('greek_a', 'keyed_b');
+        const expected = await outcome((folding) => mergeAcrossEngines(parquet, postgres, query, folding), query);
+        expect(unordered(expected).folded).toContain(JSON.stringify(['Ω1', '1', 'EUR']));
+        let totals: MergeTotals | undefined;
+        const bisected = await outcome(async (folding) => (totals = await bisect(parquet, postgres, query, folding, { ...DEFAULT_TUNING, noteRows: true, handOver: false })), query);
+        expect(bisected).toEqual(expected);
+        // The lookup refused, then b's table read by hashing.
+        const readsOfB = totals!.sql.split('\n').filter((sql) => / FROM "?keyed_b"? /.test(sql) && !sql.includes(' AS key_sum'));
+        expect(readsOfB.map((sql) => sql.includes('unnest('))).toEqual([true, false]);
+      } finally {
+        await connections.close();
+      }
+    } finally {
+      await withPostgres(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    }
+  });
 
   it('has its rows noted in the first pass read again by hashing when the file is rewritten in another order before the read', async () => {
     const directory = temporaryDirectory();
@@ -482,7 +520,7 @@ describe('a Parquet file against PostgreSQL with a unique index', () => {
         },
       };
       let totals: MergeTotals | undefined;
-      const bisected = await outcome(async (folding) => (totals = await bisect(rewriting, postgres, query, folding, { ...DEFAULT_TUNING, firstBits: 5, handOver: false })), query);
+      const bisected = await outcome(async (folding) => (totals = await bisect(rewriting, postgres, query, folding, { ...DEFAULT_TUNING, noteRows: true, firstBits: 5, handOver: false })), query);
       expect(bisected).toEqual(expected);
       // Taken by number, a's rows do not make up their segments' checksums: a is read again by hashing every row.
       const readsOfA = totals!.sql.split('\n').filter((sql) => sql.includes('keyed_a') && !sql.includes(' AS key_sum'));

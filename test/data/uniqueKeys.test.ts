@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connections } from '../../src/data/connections.ts';
 import type { MergeSide } from '../../src/data/query.ts';
 import { estimatedRows, keysAreUnique, keysGroupAsText } from '../../src/data/uniqueKeys.ts';
-import { firstBitsFor } from '../../src/data/bisectionTuning.ts';
+import { firstBitsFor, notesPay } from '../../src/data/bisectionTuning.ts';
 import { temporaryDirectory } from '../support/catalogFixture.ts';
 import { engineFixture, type EngineFixture } from '../support/engineFixture.ts';
 import { withPostgres } from '../support/postgresClient.ts';
@@ -141,5 +141,7 @@ describe('the rows a side holds, by its statistics', () => {
       await connections.close();
     }
     expect([0, 3_999_999, 4_000_000, 10_000_000].map(firstBitsFor)).toEqual([10, 10, 11, 11]);
+    // Rows are noted by number from the same size (unknown sizes: not noted).
+    expect([0, 3_999_999, 4_000_000, 10_000_000].map(notesPay)).toEqual([false, false, true, true]);
   });
 });
