@@ -65,8 +65,8 @@ async function runMerge(connections: Connections, query: MergeQuery): Promise<Me
 /**
  * The planner: checksum bisection when asked, or for sides on two engines with many keys (the
  * catalog does not call them few) when both engines hash natively or in bulk (PostgreSQL,
- * DuckDB): then moving only the differences pays (docs/operations.md's benchmark: 1.7–3.7× faster
- * than the row merge at 10 M keys with up to 1,000 differing). A SQLite side hashes each key through a JavaScript call,
+ * DuckDB): then moving only the differences pays (docs/operations.md's benchmark: 4.0–5.9× faster
+ * than the row merge at 10 M keys with up to 1,000 differing, 2.1–3.7× without a unique index). A SQLite side hashes each key through a JavaScript call,
  * and every further pass reads its table again: the row merge was faster there as soon as a key
  * differed. It needs a key to segment on and amounts whose whole units fit a 64-bit integer.
  */
