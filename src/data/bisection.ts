@@ -10,7 +10,8 @@ import { BoundParameters, decomposable, mergeKeyOrder } from './compile.ts';
 import { KeyHashUnavailableError } from '../errors/index.ts';
 import { compileSegments, OTHER_PRIME, PRIME, type SegmentLevel, type SegmentList } from './compileBisection.ts';
 import { text, type Engine, type MergeTotals, type RowNotes } from './engines/engine.ts';
-import { guessesOf, idOf, mergeGuessedRows, mergeSegmentRows, MOST_EXACT_KEYS, onBoth, shown, type Differing, type Segment } from './segmentReads.ts';
+import { guessesOf, mergeGuessedRows, mergeSegmentRows, onBoth, shown } from './segmentReads.ts';
+import { idOf, MOST_EXACT_KEYS, type Differing, type Segment } from './segmentIds.ts';
 import type { KeyGuess } from './segmentRecovery.ts';
 import { estimatedRows, keysAreUnique, keysGroupAsText } from './uniqueKeys.ts';
 import { mergeAcrossEngines, mergedKeysOf, type MergedKeys } from './merges.ts';
@@ -65,7 +66,8 @@ async function bisectNoting(engineA: Engine, engineB: Engine, query: MergeQuery,
   // Rows are noted on a side summed row by row (one note a row) on an engine that numbers them.
   if ((tuning.noteRows === 'auto' ? notesPay(larger) : tuning.noteRows) && tuning.guessKeys && engineA !== engineB) {
     for (const which of ungrouped) {
-      const book = await (which === 'a' ? engineA : engineB).rowNotes?.(query[which].table);
+      // Without notes (a catalog that cannot be asked), the side is read by hashing.
+      const book = await (which === 'a' ? engineA : engineB).rowNotes?.(query[which].table).catch(() => undefined);
       if (book) notes[which] = book;
     }
   }

@@ -45,7 +45,8 @@ export interface BisectionTuning {
    * Whether a side read from one Parquet file (DuckDB) and summed row by row notes each row's hash
    * bits by row number in its first pass, so the read after it takes rows by number instead of
    * hashing every row again (with guessed keys: the reads of guessed keys use the notes); `auto`:
-   * when a side holds 4 M rows or more by its statistics (notesPay). Noting costs DuckDB's pass
+   * when a PostgreSQL side holds 4 M rows or more by its statistics (notesPay; other engines'
+   * sizes are unknown here). Noting costs DuckDB's pass
    * 60–90 ms at 1 M rows, where reading by hashing costs little more; at 10 M it saves 0.7–0.9 s
    * a read and the pass is PostgreSQL's anyway.
    */

@@ -1,7 +1,8 @@
 /**
- * Reading the rows of the segments checksum bisection found differing (bisection.ts), and the
- * types and helpers both share: each side's per-key rows of whole segments, or of the keys guessed
- * from their segments' checksums (segmentRecovery.ts), merged as the row merge merges them.
+ * Reading the rows of the segments checksum bisection found differing (bisection.ts): each side's
+ * per-key rows of whole segments, or of the keys guessed from their segments' checksums
+ * (segmentRecovery.ts), by hashing or from the row sources that spare it (segmentRowSources.ts),
+ * merged as the row merge merges them.
  */
 import { BoundParameters, mergeKeyOrder } from './compile.ts';
 import { compileSegmentRows, type NumberedRows, type RowPick, type SegmentList } from './compileBisection.ts';
@@ -9,38 +10,8 @@ import { canLookUp, lookUpRows, markSegment } from './segmentRowSources.ts';
 import { text, type Engine, type RowNotes } from './engines/engine.ts';
 import { ChunkCursor, mergeSorted, type MergedKeys } from './merges.ts';
 import type { MergeQuery } from './query.ts';
-import { explains, guessKey, type CheckedRow, type KeyGuess, type SegmentSums } from './segmentRecovery.ts';
-
-/**
- * Keys a segment's checksums are trusted for: its sums of 32-bit hashes stay below 2^53, exact
- * in a double on every engine. A larger segment (a partition of billions of keys) is taken as
- * differing, whatever its checksums say.
- */
-export const MOST_EXACT_KEYS = 2 ** 21;
-
-/** One side's checksums of a segment of a partition, and the unrounded total of its values. */
-export interface Segment extends SegmentSums {
-  partition: string | null;
-  segment: number;
-  total: number;
-}
-
-/** A segment whose sides differ: its keys (the larger side's), rows of both, and both sides' checksums. */
-export interface Differing {
-  partition: string | null;
-  segment: number;
-  keys: number;
-  rows: number;
-  a?: Segment | undefined;
-  b?: Segment | undefined;
-}
-
-/**
- * A segment's id in maps and sets: its number and partition.
- * @example
- * idOf({ partition: 'EUR', segment: 904 }); // '904:+EUR'
- */
-export const idOf = (segment: { partition: string | null; segment: number }) => `${segment.segment}:${segment.partition === null ? '-' : `+${segment.partition}`}`;
+import { explains, guessKey, type CheckedRow, type KeyGuess } from './segmentRecovery.ts';
+import { idOf, MOST_EXACT_KEYS, type Differing } from './segmentIds.ts';
 
 /**
  * The key guessed for each differing segment one key would explain (segmentRecovery.ts), by segment id.

@@ -7,10 +7,14 @@ import { BoundParameters } from './compile.ts';
 import { compileKeyRows } from './compileBisection.ts';
 import type { Engine } from './engines/engine.ts';
 import type { MergeQuery } from './query.ts';
-import { idOf, type Differing } from './segmentReads.ts';
+import { idOf, type Differing } from './segmentIds.ts';
 import type { KeyGuess } from './segmentRecovery.ts';
 
-/** Flags in `wanted` the 16-bit values whose low `bits` are `segment` (all of them at 16 bits or more). */
+/**
+ * Flags in `wanted` the 16-bit values whose low `bits` are `segment` (all of them at 16 bits or more).
+ * @example
+ * markSegment(wanted, 904, 11); // flags 904, 904 + 2,048, … (32 values)
+ */
 export function markSegment(wanted: Uint8Array, segment: number, bits: number): void {
   if (bits >= 16) wanted[segment % 2 ** 16] = 1;
   else for (let value = segment; value < wanted.length; value += 2 ** bits) wanted[value] = 1;
@@ -20,6 +24,8 @@ export function markSegment(wanted: Uint8Array, segment: number, bits: number): 
  * Whether `side`'s rows can be looked up by the other side's keys: no key guessed to be on it
  * alone, and no segment read whole holding more keys there than on the other (those keys would
  * never be asked for).
+ * @example
+ * if (canLookUp('a', differing, guesses)) { … } // read b, then look a's rows up by b's keys
  */
 export function canLookUp(side: 'a' | 'b', differing: Differing[], guesses: Map<string, KeyGuess>): boolean {
   const other = side === 'a' ? 'b' : 'a';
@@ -35,6 +41,8 @@ export function canLookUp(side: 'a' | 'b', differing: Differing[], guesses: Map<
  * Keys it could not hold are not asked for: a NULL part (looked up sides' unique index keys are
  * NOT NULL; a key column outside the index may not be, and its segment then falls short of the
  * checksums) or a NUL character in a text.
+ * @example
+ * await lookUpRows(postgres, 'a', query, [['EUR', '0400015593', '2']], statements); // [['EUR', '0400015593', '2', 12.5, 1250, …]]
  */
 export async function lookUpRows(engine: Engine, which: 'a' | 'b', query: MergeQuery, keyRows: unknown[][], statements: string[]): Promise<unknown[][] | undefined> {
   const holds = (part: unknown) => part !== null && part !== undefined && (engine.dialect.nulInText || !String(part).includes('\u0000'));

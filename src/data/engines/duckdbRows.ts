@@ -72,6 +72,8 @@ const LITTLE_ENDIAN = endianness() === 'LE';
  * A BIGINT vector's memory as 32-bit words (two per item, low word first), when the vector
  * exposes it, every item is valid (no validity mask to set) and the machine is little-endian;
  * otherwise undefined, and items are set one by one.
+ * @example
+ * const words = wordsOf(output); // words[2 * row] = low word, words[2 * row + 1] = high word
  */
 export function wordsOf(vector: DuckDBVector<bigint>): Int32Array | undefined {
   const { items, validity } = vector as unknown as { items?: unknown; validity?: { data?: unknown } };
