@@ -7,7 +7,7 @@
  * A side may checksum its rows one by one instead of its keys (`ungrouped`): see compileSegments.
  */
 import { keyColumns, keyTexts, mergeKeyOrder, rowValue, sideValue, whereClause, type BoundParameters } from './compile.ts';
-import { quoteIdentifier, type Dialect } from './dialect.ts';
+import { quoteIdentifier, textArrayLiteral, type Dialect } from './dialect.ts';
 import type { RowNotes } from './engines/engine.ts';
 import type { MergeQuery, MergeSide } from './query.ts';
 
@@ -118,12 +118,9 @@ function hashedKeys(query: MergeQuery, which: 'a' | 'b', dialect: Dialect, param
  * or, when its leading column is one of them, over every row (still no hash computed).
  */
 function listedKeys(texts: string[], keys: readonly (readonly string[])[], parameters: BoundParameters): string {
-  const arrays = texts.map((_, part) => `CAST(${parameters.bind(arrayLiteral(keys.map((key) => key[part]!)))} AS TEXT[])`);
+  const arrays = texts.map((_, part) => `CAST(${parameters.bind(textArrayLiteral(keys.map((key) => key[part]!)))} AS TEXT[])`);
   return `(${texts.join(', ')}) IN (SELECT * FROM unnest(${arrays.join(', ')}))`;
 }
-
-/** A PostgreSQL array literal of texts (each quoted, its quotes and backslashes escaped). */
-const arrayLiteral = (values: readonly string[]) => `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 
 /**
  * The rows of the listed segments: the row's segment and partition as one number, in one list.

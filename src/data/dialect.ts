@@ -92,6 +92,14 @@ export interface Dialect {
 const jsRounding = (value: string, decimals: number, double: (literal: string) => string = (literal) => literal) =>
   `floor((${value} + CASE WHEN ${value} < 0 THEN ${double(`-${Number.EPSILON}`)} WHEN ${value} > 0 THEN ${double(String(Number.EPSILON))} ELSE ${double('0')} END) * ${10 ** decimals} + 0.5)`;
 
+/**
+ * A PostgreSQL array literal of texts, each quoted with its quotes and backslashes escaped: how a
+ * list travels as one plain parameter (`CAST($1 AS TEXT[])`).
+ * @example
+ * textArrayLiteral(['a', 'b"c']); // '{"a","b\\"c"}'
+ */
+export const textArrayLiteral = (values: readonly string[]) => `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+
 /** Quotes a catalog identifier. The catalog only admits [A-Za-z_][A-Za-z0-9_]*, so this cannot be escaped out of. */
 export function quoteIdentifier(name: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`refusing unsafe SQL identifier ${JSON.stringify(name)}`);

@@ -7,7 +7,7 @@
  *   by their key text finds the keys grouping by the columns finds;
  * and how many rows its table holds by the planner's statistics (the first level's size).
  */
-import { quoteIdentifier } from './dialect.ts';
+import { quoteIdentifier, textArrayLiteral } from './dialect.ts';
 import type { Engine } from './engines/engine.ts';
 import type { MergeSide } from './query.ts';
 
@@ -50,8 +50,6 @@ LEFT JOIN pg_collation AS co ON co.oid = a.attcollation
 WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped AND a.attname = ANY($2::text[])`;
 
 const columnsOf = (side: MergeSide) => [...new Set(side.keys.flatMap((key) => ('column' in key ? [key.column] : [])))];
-/** The engine's parameters are plain values: a list travels as an array literal. */
-const arrayLiteral = (names: string[]) => `{${names.map((name) => `"${name.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 
 /**
  * Whether `side`'s table holds at most one row per key (its rows, filtered or not).
@@ -62,7 +60,7 @@ export async function keysAreUnique(engine: Engine, side: MergeSide): Promise<bo
   const columns = columnsOf(side);
   if (engine.kind !== 'postgres' || columns.length === 0) return false;
   // The table's own name: the dialect may read a table with computed columns through a subquery.
-  return (await engine.all(UNIQUE_INDEX, [quoteIdentifier(side.table), arrayLiteral(columns)])).length > 0;
+  return (await engine.all(UNIQUE_INDEX, [quoteIdentifier(side.table), textArrayLiteral(columns)])).length > 0;
 }
 
 /**
@@ -75,7 +73,7 @@ export async function keysGroupAsText(engine: Engine, side: MergeSide): Promise<
   const columns = columnsOf(side);
   if (engine.kind !== 'postgres') return false;
   if (columns.length === 0) return true;
-  const rows = await engine.all(KEY_COLUMNS, [quoteIdentifier(side.table), arrayLiteral(columns)]);
+  const rows = await engine.all(KEY_COLUMNS, [quoteIdentifier(side.table), textArrayLiteral(columns)]);
   return rows.length === columns.length && rows.every(([, type, deterministic]) => TEXTUAL_TYPES.includes(String(type)) && deterministic === true);
 }
 

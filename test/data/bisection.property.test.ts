@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bisect } from '../../src/data/bisection.ts';
 import { DEFAULT_TUNING, type BisectionTuning } from '../../src/data/bisectionTuning.ts';
-import { Connections } from '../../src/data/connections.ts';
+import { Connections, type ConnectionSpec } from '../../src/data/connections.ts';
 import { runQuery } from '../../src/data/execute.ts';
 import { mergeAcrossEngines, mergeOnEngine } from '../../src/data/merges.ts';
 import type { MergeQuery } from '../../src/data/query.ts';
@@ -217,6 +217,9 @@ const tablesMerge = (tableA: string, tableB: string): MergeQuery => {
   return { ...base, a: { ...base.a, table: tableA }, b: { ...base.b, table: tableB } };
 };
 
+/** The statements of a comparison that read `table` after the first pass (its checksums left out). */
+const readsOf = (sql: string, table: string) => sql.split('\n').filter((statement) => statement.includes(table) && !statement.includes(' AS key_sum'));
+
 /** Partition totals to the cent (sums of the same amounts in another order differ in the last bits) and every differing key. */
 async function outcome(run: (folding: Folding) => Promise<{ partitions: { partition: string | null; keys: number; a: number; b: number }[] }>, query: MergeQuery) {
   const folding = new Folding(await loadReducer(query.fold), query.fold.options);
@@ -385,9 +388,9 @@ describe.each(pairs)('keys looked up through a unique index on PostgreSQL, a on 
         const statements = totals!.sql.split('\n');
         // The pass, then a's rows read and b's looked up by their keys: no statement hashes b's every row again.
         expect(statements.filter((sql) => sql.includes('unnest(')).length > 0, `first bits ${firstBits}`).toBe(looksUp);
-        if (looksUp) expect(statements.filter((sql) => / FROM "?keyed_b"? /.test(sql) && !sql.includes('unnest(') && !sql.includes(' AS key_sum')), `first bits ${firstBits}`).toEqual([]);
+        if (looksUp) expect(readsOf(totals!.sql, 'keyed_b').filter((sql) => !sql.includes('unnest(')), `first bits ${firstBits}`).toEqual([]);
         // A Parquet file's rows noted in the first pass: a's rows are taken by number, never hashed again.
-        const readsOfA = statements.filter((sql) => sql.includes('keyed_a') && !sql.includes(' AS key_sum'));
+        const readsOfA = readsOf(totals!.sql, 'keyed_a');
         if (first === 'parquet' && looksUp) expect(readsOfA.length > 0 && readsOfA.every((sql) => sql.includes('row_chosen(')), `first bits ${firstBits}: ${readsOfA.join('\n')}`).toBe(true);
         const unlooked = await outcome((folding) => bisect(one, two, query, folding, { ...DEFAULT_TUNING, firstBits, handOver: false, lookUpKeys: false }), query);
         expect(unlooked, `first bits ${firstBits}, no lookup`).toEqual(expected);
@@ -411,7 +414,7 @@ describe.each(pairs)('keys looked up through a unique index on PostgreSQL, a on 
       expect(bisected).toEqual(expected);
       // b's segment holding the other swapped key: its lookup falls short of its checksums, so
       // the read is taken again from both tables.
-      if (looksUp) expect(totals!.sql.split('\n').filter((sql) => / FROM "?swapped_b"? /.test(sql) && !sql.includes(' AS key_sum')).map((sql) => sql.includes('unnest('))).toEqual([true, false]);
+      if (looksUp) expect(readsOf(totals!.sql, 'swapped_b').map((sql) => sql.includes('unnest('))).toEqual([true, false]);
     });
   });
 
@@ -444,28 +447,41 @@ async function writeParquet(select: string, file: string): Promise<void> {
   }
 }
 
+/**
+ * A Parquet table (`files`, on connection one) against keyed_b on PostgreSQL (`postgres`, the
+ * fixture's by default), by the row merge and by bisection noting rows and looking keys up;
+ * `through` stands for the Parquet engine during bisection.
+ */
+async function parquetAgainstKeyedB(files: Record<string, string>, options: { postgres?: ConnectionSpec; firstBits?: number; through?: (parquet: Engine) => Engine } = {}) {
+  const connections = new Connections([{ name: 'one', url: 'duckdb:', files }, { ...(options.postgres ?? fixture.specs.postgres), name: 'two' }], { statementTimeoutMs: 30_000 });
+  try {
+    const [parquet, postgres] = [await connections.engine('one'), await connections.engine('two')];
+    const query = tablesMerge(Object.keys(files)[0]!, 'keyed_b');
+    const expected = await outcome((folding) => mergeAcrossEngines(parquet, postgres, query, folding), query);
+    const tuning: BisectionTuning = { ...DEFAULT_TUNING, noteRows: true, handOver: false, firstBits: options.firstBits ?? DEFAULT_TUNING.firstBits };
+    let sql = '';
+    const bisected = await outcome(async (folding) => {
+      const totals = await bisect(options.through?.(parquet) ?? parquet, postgres, query, folding, tuning);
+      sql = totals.sql;
+      return totals;
+    }, query);
+    return { expected, bisected, sql };
+  } finally {
+    await connections.close();
+  }
+}
+
 describe('a Parquet file against PostgreSQL with a unique index', () => {
   it('asks PostgreSQL for no key it cannot hold: a key with a NUL character, on the Parquet side alone', async () => {
-    const directory = temporaryDirectory();
-    const file = path.join(directory, 'nul_a.parquet');
+    const file = path.join(temporaryDirectory(), 'nul_a.parquet');
     await writeParquet(`SELECT * FROM read_parquet('${fixture.specs.parquet.files!.keyed_a!}') UNION ALL SELECT 'N' || chr(0) || 'UL', 1, 'EUR', 12.5`, file);
-    const connections = new Connections([{ name: 'one', url: 'duckdb:', files: { nul_a: file } }, { ...fixture.specs.postgres, name: 'two' }], { statementTimeoutMs: 30_000 });
-    try {
-      const [parquet, postgres] = [await connections.engine('one'), await connections.engine('two')];
-      const query = tablesMerge('nul_a', 'keyed_b');
-      const expected = await outcome((folding) => mergeAcrossEngines(parquet, postgres, query, folding), query);
-      expect(unordered(expected).folded).toContain(JSON.stringify(['N\u0000UL', '1', 'EUR']));
-      let totals: MergeTotals | undefined;
-      const bisected = await outcome(async (folding) => (totals = await bisect(parquet, postgres, query, folding, { ...DEFAULT_TUNING, noteRows: true, handOver: false })), query);
-      expect(bisected).toEqual(expected);
-      // The other keys looked up, that one left out: PostgreSQL's table is never hashed again.
-      const readsOfB = totals!.sql.split('\n').filter((sql) => / FROM "?keyed_b"? /.test(sql) && !sql.includes(' AS key_sum'));
-      expect(readsOfB.length > 0 && readsOfB.every((sql) => sql.includes('unnest('))).toBe(true);
-    } finally {
-      await connections.close();
-    }
+    const { expected, bisected, sql } = await parquetAgainstKeyedB({ nul_a: file });
+    expect(unordered(expected).folded).toContain(JSON.stringify(['N\u0000UL', '1', 'EUR']));
+    expect(bisected).toEqual(expected);
+    // The other keys looked up, that one left out: PostgreSQL's table is never hashed again.
+    const readsOfB = readsOf(sql, 'keyed_b');
+    expect(readsOfB.length > 0 && readsOfB.every((statement) => statement.includes('unnest('))).toBe(true);
   });
-
 
   it('reads both sides by hashing when PostgreSQL refuses a key’s text (a character its encoding lacks)', async () => {
     const { adminUrl } = await postgresUrls();
@@ -476,21 +492,11 @@ describe('a Parquet file against PostgreSQL with a unique index', () => {
     try {
       await writeParquet(`SELECT * FROM read_parquet('${fixture.specs.parquet.files!.keyed_a!}') UNION ALL SELECT 'Ω1', 1, 'EUR', 12.5`, file);
       await loadData({ from: fixtureFile, to: url, tables: ['keyed_b'] });
-      const connections = new Connections([{ name: 'one', url: 'duckdb:', files: { greek_a: file } }, { name: 'two', url }], { statementTimeoutMs: 30_000 });
-      try {
-        const [parquet, postgres] = [await connections.engine('one'), await connections.engine('two')];
-        const query = tablesMerge('greek_a', 'keyed_b');
-        const expected = await outcome((folding) => mergeAcrossEngines(parquet, postgres, query, folding), query);
-        expect(unordered(expected).folded).toContain(JSON.stringify(['Ω1', '1', 'EUR']));
-        let totals: MergeTotals | undefined;
-        const bisected = await outcome(async (folding) => (totals = await bisect(parquet, postgres, query, folding, { ...DEFAULT_TUNING, noteRows: true, handOver: false })), query);
-        expect(bisected).toEqual(expected);
-        // The lookup refused, then b's table read by hashing.
-        const readsOfB = totals!.sql.split('\n').filter((sql) => / FROM "?keyed_b"? /.test(sql) && !sql.includes(' AS key_sum'));
-        expect(readsOfB.map((sql) => sql.includes('unnest('))).toEqual([true, false]);
-      } finally {
-        await connections.close();
-      }
+      const { expected, bisected, sql } = await parquetAgainstKeyedB({ greek_a: file }, { postgres: { name: 'two', url } });
+      expect(unordered(expected).folded).toContain(JSON.stringify(['Ω1', '1', 'EUR']));
+      expect(bisected).toEqual(expected);
+      // The lookup refused, then b's table read by hashing.
+      expect(readsOf(sql, 'keyed_b').map((statement) => statement.includes('unnest('))).toEqual([true, false]);
     } finally {
       await withPostgres(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     }
@@ -501,36 +507,25 @@ describe('a Parquet file against PostgreSQL with a unique index', () => {
     const [file, reordered] = [path.join(directory, 'keyed_a.parquet'), path.join(directory, 'reordered.parquet')];
     copyFileSync(fixture.specs.parquet.files!.keyed_a!, file);
     await writeParquet(`SELECT * FROM read_parquet('${file}') ORDER BY doc DESC, line DESC, cur DESC`, reordered);
-    const connections = new Connections([{ name: 'one', url: 'duckdb:', files: { keyed_a: file } }, { ...fixture.specs.postgres, name: 'two' }], { statementTimeoutMs: 30_000 });
-    try {
-      const parquet = await connections.engine('one');
-      const postgres = await connections.engine('two');
-      const query = tablesMerge('keyed_a', 'keyed_b');
-      const expected = await outcome((folding) => mergeAcrossEngines(parquet, postgres, query, folding), query);
-      // The same rows in another order once the first pass has noted them: the row numbers noted now number other rows.
-      let rewritten = false;
-      const rewriting: Engine = {
-        ...parquet,
-        all: async (sql, params) => {
-          const rows = await parquet.all(sql, params);
-          if (!rewritten && sql.includes(' AS key_sum')) {
-            copyFileSync(reordered, file);
-            rewritten = true;
-          }
-          return rows;
-        },
-      };
-      let totals: MergeTotals | undefined;
-      const bisected = await outcome(async (folding) => (totals = await bisect(rewriting, postgres, query, folding, { ...DEFAULT_TUNING, noteRows: true, firstBits: 5, handOver: false })), query);
-      expect(bisected).toEqual(expected);
-      // Taken by number, a's rows do not make up their segments' checksums: a is read again by hashing every row.
-      const readsOfA = totals!.sql.split('\n').filter((sql) => sql.includes('keyed_a') && !sql.includes(' AS key_sum'));
-      const byNumber = readsOfA.map((sql) => sql.includes('row_chosen('));
-      expect(byNumber[0]).toBe(true);
-      expect(byNumber.at(-1)).toBe(false);
-    } finally {
-      await connections.close();
-    }
+    // The same rows in another order once the first pass has noted them: the row numbers noted now number other rows.
+    let rewritten = false;
+    const rewriting = (parquet: Engine): Engine => ({
+      ...parquet,
+      all: async (statement, params) => {
+        const rows = await parquet.all(statement, params);
+        if (!rewritten && statement.includes(' AS key_sum')) {
+          copyFileSync(reordered, file);
+          rewritten = true;
+        }
+        return rows;
+      },
+    });
+    const { expected, bisected, sql } = await parquetAgainstKeyedB({ keyed_a: file }, { firstBits: 5, through: rewriting });
+    expect(bisected).toEqual(expected);
+    // Taken by number, a's rows do not make up their segments' checksums: a is read again by hashing every row.
+    const byNumber = readsOf(sql, 'keyed_a').map((statement) => statement.includes('row_chosen('));
+    expect(byNumber[0]).toBe(true);
+    expect(byNumber.at(-1)).toBe(false);
   });
 });
 

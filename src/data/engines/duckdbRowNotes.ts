@@ -67,7 +67,7 @@ export class RowNotebooks {
           const hashes = input.getColumnVector(2) as DuckDBVector<bigint>;
           const [numberWords, hashWords, outputWords] = [wordsOf(numbers), wordsOf(hashes), wordsOf(output as DuckDBVector<bigint>)];
           for (let row = 0; row < rows; row += 1) {
-            const number = numberWords ? numberWords[row * 2 + 1]! * 2 ** 32 + (numberWords[row * 2]! >>> 0) : Number(numbers.getItem(row));
+            const number = rowNumber(numbers, numberWords, row);
             const low = hashWords ? hashWords[row * 2]! : Number(BigInt.asIntN(32, hashes.getItem(row) ?? 0n));
             book?.note(number, low & 0xffff);
             if (outputWords && hashWords) {
@@ -91,8 +91,7 @@ export class RowNotebooks {
           const numbers = input.getColumnVector(1) as DuckDBVector<bigint>;
           const words = wordsOf(numbers);
           for (let row = 0; row < rows; row += 1) {
-            const number = words ? words[row * 2 + 1]! * 2 ** 32 + (words[row * 2]! >>> 0) : Number(numbers.getItem(row));
-            output.setItem(row, book?.isChosen(number) ?? false);
+            output.setItem(row, book?.isChosen(rowNumber(numbers, words, row)) ?? false);
           }
           output.flush();
         },
@@ -116,4 +115,9 @@ export class RowNotebooks {
       close: () => void this.books.delete(token),
     };
   }
+}
+
+/** Row `row`'s number in a BIGINT vector: from its words (wordsOf) when it has them, else its item. */
+function rowNumber(numbers: DuckDBVector<bigint>, words: Int32Array | undefined, row: number): number {
+  return words ? words[row * 2 + 1]! * 2 ** 32 + (words[row * 2]! >>> 0) : Number(numbers.getItem(row));
 }
